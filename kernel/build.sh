@@ -1,0 +1,126 @@
+#!/bin/bash
+# Build the lab kernel: unpack Debian's linux-source-6.1 outside git, apply
+# kernel/patches/*.patch in order with `git am`, configure allnoconfig plus
+# kernel/config/*.config, verify that no requested option was dropped, and
+# build bzImage. The result is cached under a key made of every input, so an
+# unchanged input set is never rebuilt (and a CI clone on the same machine
+# reuses it).
+#
+# usage: kernel/build.sh OUT_BZIMAGE
+# env:   KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
+#        KERNEL_CONFIGS (fragments; default kernel/config/*.config)
+set -euo pipefail
+
+out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
+here=$(cd "$(dirname "$0")" && pwd)
+tar_path=${KERNEL_SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+build_dir=${KERNEL_BUILD_DIR:-$here/../build/kernel}
+cache=${TUNLAB_CACHE:-/var/cache/tunlab}
+jobs=${KERNEL_JOBS:-$(nproc)}
+read -r -a fragments <<< "${KERNEL_CONFIGS:-$(ls "$here"/config/*.config | LC_ALL=C sort | tr '\n' ' ')}"
+shopt -s nullglob
+patches=("$here"/patches/*.patch)
+shopt -u nullglob
+
+say() { printf 'kernel: %s\n' "$*"; }
+die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
+
+[ -r "$tar_path" ] || die "$tar_path not found (install linux-source-6.1: make deps)"
+
+# The cache key: the source package, every patch and fragment, this script
+# and the compiler.
+src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || stat -c %s-%Y "$tar_path")
+key=$( {
+	echo "source $src_version $(stat -c %s "$tar_path")"
+	for f in "${patches[@]}" "${fragments[@]}" "$0"; do
+		echo "== $(basename "$f")"; cat "$f"
+	done
+	gcc --version | head -1
+} | sha256sum | cut -c1-16)
+cached=$cache/kernel/$key
+
+install_result() {
+	mkdir -p "$(dirname "$out")"
+	# keep the old mtime when nothing changed, so images are not rebuilt
+	if ! cmp -s "$cached/bzImage" "$out"; then
+		cp "$cached/bzImage" "$out.tmp" && mv "$out.tmp" "$out"
+	fi
+	cp "$cached/config" "$(dirname "$out")/config"
+	echo "$key" > "$(dirname "$out")/key"
+}
+
+if [ -f "$cached/bzImage" ]; then
+	say "up to date (cache $key, $(stat -c %s "$cached/bzImage") bytes)"
+	install_result
+	exit 0
+fi
+
+t0=$(date +%s)
+src=$build_dir/linux
+obj=$build_dir/obj
+mkdir -p "$build_dir"
+
+# A pristine tree, kept between builds in a git repository of its own so a
+# changed series touches only the files it changes (and make rebuilds only
+# what depends on them).
+if [ ! -d "$src/.git" ] || [ "$(cat "$src/.tunlab-source" 2>/dev/null)" != "$src_version" ]; then
+	say "unpacking $tar_path ($src_version)"
+	rm -rf "$src" "$obj"
+	mkdir -p "$src"
+	tar -xJf "$tar_path" -C "$src" --strip-components=1
+	echo "$src_version" > "$src/.tunlab-source"
+	git -C "$src" init -q
+	git -C "$src" config user.name "tunlab"
+	git -C "$src" config user.email "tunlab@invalid"
+	git -C "$src" add -A -f
+	git -C "$src" commit -q -m "Debian linux-source-6.1 $src_version"
+	git -C "$src" tag -f pristine >/dev/null
+fi
+
+git -C "$src" am --abort >/dev/null 2>&1 || true
+git -C "$src" reset -q --hard pristine
+git -C "$src" clean -qfdx -e .tunlab-source
+for p in "${patches[@]}"; do
+	if ! out_am=$(git -C "$src" am -q --whitespace=nowarn "$p" 2>&1); then
+		git -C "$src" am --abort >/dev/null 2>&1 || true
+		echo "$out_am" | sed 's/^/    /' >&2
+		die "patch $(basename "$p") does not apply (the failing hunk is shown above)"
+	fi
+	say "applied $(basename "$p")"
+done
+
+# Configure: allnoconfig with the fragments forced, then check each request.
+mkdir -p "$obj"
+cat "${fragments[@]}" > "$build_dir/requested.config"
+make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$build_dir/requested.config" allnoconfig >/dev/null
+dropped=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*)
+		opt=${line%%=*}
+		if ! grep -qxF "$line" "$obj/.config"; then
+			have=$(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || echo "absent (dependencies not met)")
+			echo "kernel: dropped: $line -> $have" >&2
+			dropped=$((dropped + 1))
+		fi ;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }; opt=${opt%% *}
+		if grep -q "^$opt=" "$obj/.config"; then
+			echo "kernel: dropped: $line -> $(grep "^$opt=" "$obj/.config")" >&2
+			dropped=$((dropped + 1))
+		fi ;;
+	esac
+done < "$build_dir/requested.config"
+[ "$dropped" -eq 0 ] || die "$dropped requested option(s) missing from the final .config (Kconfig dropped them: fix their dependencies in kernel/config/)"
+
+say "building bzImage with $jobs jobs (log: $build_dir/build.log)"
+if ! make -C "$src" O="$obj" -j"$jobs" bzImage > "$build_dir/build.log" 2>&1; then
+	tail -30 "$build_dir/build.log" >&2
+	die "build failed; full log in $build_dir/build.log"
+fi
+mkdir -p "$cached.tmp"
+cp "$obj/arch/x86/boot/bzImage" "$cached.tmp/bzImage"
+cp "$obj/.config" "$cached.tmp/config"
+rm -rf "$cached" && mv "$cached.tmp" "$cached"
+install_result
+say "built in $(( $(date +%s) - t0 )) s (cache $key)"
