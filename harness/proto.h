@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The results port protocol between the L1 executor and the L0 runner:
+ * one record per line, fields separated by tabs, with '\\', '\t' and '\n'
+ * escaped inside fields. Records (first field is the type):
+ *
+ *   hello   PROTO KERNEL-RELEASE FEATURES       executor is up
+ *   begin   IDX                                 scenario IDX of the plan starts
+ *   step    IDX STEP RESULT MS MESSAGE          one step finished
+ *   end     IDX RESULT MS REASON                scenario finished
+ *   log     IDX SOURCE LINE                     a line of an L2 console
+ *   ktap    SOURCE LINE                         a KTAP line (KUnit, probes)
+ *   done                                        the whole plan ran
+ */
+#ifndef TUNLAB_PROTO_H
+#define TUNLAB_PROTO_H
+
+#include <stdio.h>
+
+#define PROTO_VERSION "1"
+#define PROTO_MAX_FIELDS 8
+
+/* Write one record; fields are escaped. Returns -1 on write error. */
+int proto_emit(FILE *out, const char *type, int nfields, ...);
+
+/*
+ * Split @line (no trailing newline) in place into at most @max fields,
+ * unescaping each. Returns the number of fields.
+ */
+int proto_split(char *line, char **fields, int max);
+
+#endif

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The scenario language: one parser shared by the L0 runner (which
+ * validates every file before anything boots) and the L1 executor (which
+ * runs the steps). host-scenarios/README.md is the reference.
+ */
+#ifndef TUNLAB_SCENARIO_H
+#define TUNLAB_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define SCN_MAX_GROUPS 8
+
+enum scn_action {
+	SCN_CREATE,	/* create tun|tap NAME [persist] [owner=U] [group=G] */
+	SCN_ATTACH,	/* attach tun|tap NAME */
+	SCN_DELETE,	/* delete tun|tap NAME: clear persist on the device */
+	SCN_LINK,	/* link NAME: the link exists (ENODEV if not) */
+	SCN_IP,		/* ip ARGS...: iproute2 */
+	SCN_L2_BOOT,	/* l2 boot VM net=TAP [vhost=on|off] [ip=A/P] */
+	SCN_L2_PING,	/* l2 ping VM ADDR [count=N] */
+	SCN_L2_STOP,	/* l2 stop VM */
+};
+
+enum scn_expect_kind {
+	SCN_EXPECT_OK,
+	SCN_EXPECT_FAIL,	/* any failure */
+	SCN_EXPECT_ERRNO,	/* this errno and no other */
+};
+
+struct scn_actor {
+	bool root;
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[SCN_MAX_GROUPS];
+};
+
+struct scn_step {
+	int line;
+	char *text;		/* the step as written, for reports */
+	struct scn_actor actor;
+	enum scn_action action;
+	int argc;		/* words after the action keyword(s) */
+	char **argv;
+	enum scn_expect_kind expect;
+	int expect_errno;
+};
+
+/* Optional features a scenario needs; missing ones make it a SKIP. */
+enum scn_feature {
+	SCN_REQ_KVM = 1 << 0,
+	SCN_REQ_VHOST = 1 << 1,
+	SCN_REQ_TUN = 1 << 2,
+	SCN_REQ_SVM = 1 << 3,
+	SCN_REQ_VMX = 1 << 4,
+};
+
+struct scenario {
+	char *file;		/* path as given to the parser */
+	int line;		/* line of the `scenario` directive */
+	int index;		/* position within its file, from 0 */
+	char *title;
+	int ntags;
+	char **tags;
+	unsigned int requires;
+	int timeout_s;		/* 0: the runner's default */
+	int nsteps;
+	struct scn_step *steps;
+};
+
+struct scn_file {
+	char *path;
+	int nscenarios;
+	struct scenario *scenarios;
+};
+
+/* One diagnostic: file:line:col: message. */
+struct scn_diag {
+	char *file;
+	int line;
+	int col;
+	char *msg;
+};
+
+struct scn_diags {
+	int n;
+	struct scn_diag *v;
+};
+
+/*
+ * Parse @text (a whole file called @path). Returns 0 when the file is
+ * valid; otherwise -1 with every problem found appended to @diags. @out
+ * is filled in either case and must be released with scn_file_free().
+ */
+int scn_parse(const char *path, const char *text, struct scn_file *out,
+	      struct scn_diags *diags);
+/* Read and parse @path; an unreadable file is one diagnostic. */
+int scn_parse_file(const char *path, struct scn_file *out,
+		   struct scn_diags *diags);
+void scn_file_free(struct scn_file *f);
+
+void scn_diags_print(const struct scn_diags *d, FILE *out);
+void scn_diags_free(struct scn_diags *d);
+
+const char *scn_action_name(enum scn_action a);
+const char *scn_feature_name(unsigned int bit);
+bool scn_has_tag(const struct scenario *s, const char *tag);
+
+/* errno <-> symbolic name ("EPERM"); -1 / NULL when unknown. */
+int scn_errno_from_name(const char *name);
+const char *scn_errno_name(int err);
+
+/* Value of "key=value" among @argv, or NULL. */
+const char *scn_arg(const struct scn_step *st, const char *key);
+bool scn_flag(const struct scn_step *st, const char *word);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by every tunlab program: allocation that cannot
+ * return NULL, growable string buffers, monotonic time.
+ */
+#ifndef TUNLAB_UTIL_H
+#define TUNLAB_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable, always NUL-terminated byte buffer. */
+struct sbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+void sbuf_add(struct sbuf *sb, const char *s, size_t n);
+void sbuf_puts(struct sbuf *sb, const char *s);
+void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sbuf_free(struct sbuf *sb);
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+double now_ms(void);
+
+/* Read a whole file; NULL with errno set on failure. */
+char *read_file(const char *path, size_t *len);
+/* Write a whole file atomically (temp file + rename); -1 with errno. */
+int write_file(const char *path, const char *data, size_t len);
+
+#endif
