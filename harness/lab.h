@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Booting L1 and running a plan in it. A hung L1 is killed at its timeout,
+ * a crashed one is reported with the console excerpt, and what is left of
+ * the plan goes on in a fresh L1: nothing already reported is lost.
+ */
+#ifndef TUNLAB_LAB_H
+#define TUNLAB_LAB_H
+
+#include <stdbool.h>
+
+#include "accel.h"
+#include "result.h"
+#include "suite.h"
+
+struct lab_opts {
+	const char *qemu;
+	const char *bios;
+	const char *kernel;
+	const char *initrd;
+	enum accel accel;
+	int mem_mb;
+	int cpus;
+	int boot_timeout_s;	/* L1 start to the executor's hello */
+	int step_timeout_s;	/* longest silence from L1 during a scenario */
+	int run_timeout_s;	/* the whole run */
+	bool show_console;
+	const char *cmdline_extra;	/* added to L1's kernel command line */
+	const char *run_dir;
+	/* called after each scenario ends, e.g. to rewrite the reports */
+	void (*on_progress)(const struct run_result *r, void *ctx);
+	void *ctx;
+};
+
+void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result *r);
+/* 0 if L1 boots to its init under o->accel and powers off cleanly. */
+int lab_smoke(const struct lab_opts *o, int timeout_s);
+/* Ask a running lab_run() to stop (signal handlers). */
+void lab_interrupt(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The QEMU command line that boots L1: qboot, no NIC (-nic none), no
+ * reboot, the console on stdio for the runner to log and scan, results on
+ * a named virtio-serial port connected to the runner's socket.
+ */
+#ifndef TUNLAB_QEMU_H
+#define TUNLAB_QEMU_H
+
+#include <stdbool.h>
+
+#include "accel.h"
+
+#define RESULTS_PORT_NAME "tunlab.results"
+
+struct l1_config {
+	const char *qemu;		/* qemu-system-x86_64 */
+	const char *bios;		/* qboot.rom */
+	const char *kernel;
+	const char *initrd;
+	const char *results_socket;	/* unix socket the runner listens on */
+	const char *cmdline_extra;	/* appended to the kernel command line */
+	enum accel accel;
+	int mem_mb;
+	int cpus;
+	bool smoke;			/* boot, report, power off */
+};
+
+/* A NULL-terminated argv; free with argv_free(). */
+char **l1_qemu_argv(const struct l1_config *c);
+void argv_free(char **argv);
+/* Shell-quoted single line, for logs and error messages. */
+char *argv_join(char *const *argv);
+
+#endif

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[] = {
+	[TL_NOTRUN] = "notrun", [TL_PASS] = "pass", [TL_FAIL] = "fail",
+	[TL_SKIP] = "skip", [TL_ERROR] = "error", [TL_TIMEOUT] = "timeout",
+	[TL_CRASH] = "crash",
+};
+
+const char *tl_result_name(enum tl_result r)
+{
+	return names[r];
+}
+
+enum tl_result tl_result_from_name(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(names[i], s))
+			return (enum tl_result)i;
+	return TL_ERROR;
+}
+
+void run_init(struct run_result *r, const struct scenario *const *plan, int n)
+{
+	memset(r, 0, sizeof(*r));
+	r->n = n;
+	r->s = xcalloc((size_t)n, sizeof(*r->s));
+	for (int i = 0; i < n; i++) {
+		r->s[i].sc = plan[i];
+		r->s[i].steps = xcalloc((size_t)plan[i]->nsteps, sizeof(struct step_result));
+	}
+}
+
+void run_free(struct run_result *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		for (int j = 0; j < r->s[i].sc->nsteps; j++)
+			free(r->s[i].steps[j].msg);
+		free(r->s[i].steps);
+		free(r->s[i].reason);
+	}
+	for (int i = 0; i < r->nktap; i++) {
+		free(r->ktap[i].source);
+		free(r->ktap[i].line);
+	}
+	for (int i = 0; i < r->nlogs; i++) {
+		free(r->logs[i].source);
+		free(r->logs[i].line);
+	}
+	free(r->ktap);
+	free(r->logs);
+	free(r->s);
+	free(r->id);
+	free(r->kernel);
+	free(r->accel);
+	free(r->accel_reason);
+	free(r->crash_kind);
+	free(r->crash_excerpt);
+	free(r->infra_error);
+	memset(r, 0, sizeof(*r));
+}
+
+void scenario_result_settle(struct scenario_result *sr)
+{
+	enum tl_result worst = TL_PASS;
+
+	if (sr->result != TL_NOTRUN)
+		return;
+	for (int i = 0; i < sr->sc->nsteps; i++) {
+		enum tl_result s = sr->steps[i].result;
+
+		if (s == TL_FAIL || s == TL_ERROR || s == TL_TIMEOUT || s == TL_CRASH) {
+			worst = s;
+			break;
+		}
+		if (s == TL_NOTRUN) {
+			worst = TL_NOTRUN;
+			break;
+		}
+	}
+	sr->result = worst;
+}
+
+static int rank(enum tl_result r)
+{
+	switch (r) {
+	case TL_CRASH:
+		return 6;
+	case TL_TIMEOUT:
+		return 5;
+	case TL_FAIL:
+	case TL_NOTRUN:
+		return 4;
+	case TL_ERROR:
+		return 3;
+	case TL_SKIP:
+		return 1;
+	case TL_PASS:
+		return 0;
+	}
+	return 4;
+}
+
+enum tl_exit_code run_exit_code(const struct run_result *r)
+{
+	int worst = rank(r->infra_result), skipped = 0;
+
+	if (r->crash_kind)
+		worst = rank(TL_CRASH);
+	for (int i = 0; i < r->n; i++) {
+		int k = rank(r->s[i].result);
+
+		if (k > worst)
+			worst = k;
+		skipped += r->s[i].result == TL_SKIP;
+	}
+	switch (worst) {
+	case 6:
+		return TL_EXIT_CRASH;
+	case 5:
+		return TL_EXIT_TIMEOUT;
+	case 4:
+		return TL_EXIT_FAIL;
+	case 3:
+		return TL_EXIT_SETUP;
+	}
+	if (r->n && skipped == r->n)
+		return TL_EXIT_SKIP;
+	return TL_EXIT_PASS;
+}
+
+void run_counts(const struct run_result *r, int counts[TL_CRASH + 1])
+{
+	memset(counts, 0, sizeof(int) * (TL_CRASH + 1));
+	for (int i = 0; i < r->n; i++)
+		counts[r->s[i].result]++;
+}

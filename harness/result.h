@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one result model every report writer reads: a run holds one result
+ * per planned scenario, each with one result per step. Filled by the L0
+ * runner from the results-port records and from what it saw on the
+ * console.
+ */
+#ifndef TUNLAB_RESULT_H
+#define TUNLAB_RESULT_H
+
+#include "scenario.h"
+#include "util.h"
+
+enum tl_result {
+	TL_NOTRUN,	/* never started: an earlier failure stopped it */
+	TL_PASS,
+	TL_FAIL,	/* a step did not do what the scenario expects */
+	TL_SKIP,	/* a requirement is missing here */
+	TL_ERROR,	/* broken setup: the lab could not run the step */
+	TL_TIMEOUT,	/* killed at a timeout */
+	TL_CRASH,	/* the L1 kernel reported a panic/Oops/BUG/WARNING */
+};
+
+struct step_result {
+	enum tl_result result;
+	double ms;
+	char *msg;
+};
+
+struct scenario_result {
+	const struct scenario *sc;
+	enum tl_result result;
+	double ms;
+	char *reason;
+	struct step_result *steps;	/* sc->nsteps entries */
+};
+
+/* A KTAP line that came from inside L1 (KUnit, probes). */
+struct ktap_line {
+	char *source;
+	char *line;
+};
+
+struct log_line {
+	int idx;
+	char *source;
+	char *line;
+};
+
+/* Fatal-to-the-run events: hang, crash, QEMU failing to start. */
+enum tl_exit_code {
+	TL_EXIT_PASS = 0,
+	TL_EXIT_FAIL = 1,
+	TL_EXIT_USAGE = 2,
+	TL_EXIT_SETUP = 3,
+	TL_EXIT_SKIP = 4,
+	TL_EXIT_TIMEOUT = 124,
+	TL_EXIT_CRASH = 125,
+};
+
+struct run_result {
+	char *id;
+	char *kernel;		/* release reported by L1 */
+	char *accel;
+	char *accel_reason;
+	double ms;
+	int n;
+	struct scenario_result *s;
+	int nktap;
+	struct ktap_line *ktap;
+	int nlogs;
+	struct log_line *logs;
+	/* L1-level problems, outside any one scenario */
+	char *crash_kind;	/* first kernel report seen on a console */
+	char *crash_excerpt;
+	char *infra_error;	/* e.g. QEMU did not start, L1 hung at boot */
+	enum tl_result infra_result;
+};
+
+const char *tl_result_name(enum tl_result r);
+enum tl_result tl_result_from_name(const char *s);
+
+void run_init(struct run_result *r, const struct scenario *const *plan, int n);
+void run_free(struct run_result *r);
+
+/* Derive the scenario's result from its steps (if not set explicitly). */
+void scenario_result_settle(struct scenario_result *sr);
+
+/*
+ * The exit code contract (README "Exit status"):
+ * crash 125 > timeout 124 > fail 1 > setup error 3 > all skipped 4 > pass 0.
+ * A scenario that never ran counts as a failure.
+ */
+enum tl_exit_code run_exit_code(const struct run_result *r);
+
+/* Counts by result, for summaries. */
+void run_counts(const struct run_result *r, int counts[TL_CRASH + 1]);
+
+/* Report writers: each writes one file into @dir; -1 with errno. */
+int report_write_summary(const struct run_result *r, const char *dir);
+int report_write_ktap(const struct run_result *r, const char *dir);
+/* The text of the summary table (also printed at the end of a run). */
+char *report_summary_text(const struct run_result *r);
+char *report_ktap_text(const struct run_result *r);
+
+#endif

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tunlab: the L0 runner. Validates every scenario file, picks the
+ * accelerator, boots L1 with the scenarios, shows progress as results
+ * arrive, and writes results/<run-id>/. The exit status is a contract:
+ * see usage() and README.md.
+ */
+#include "lab.h"
+#include "qemu.h"
+#include "result.h"
+#include "suite.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct opts {
+	const char *results_root;
+	bool check;
+	bool list;
+	struct lab_opts lab;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: tunlab [options] [PATH...]\n"
+	      "Run tunlab scenarios in the nested lab (L1 under QEMU, L2 under L1's KVM).\n"
+	      "PATH is a scenario file or a folder searched for *.scn (default: host-scenarios);\n"
+	      "a folder named selftest is searched only when named itself.\n\n"
+	      "  --check              validate the scenario files, boot nothing\n"
+	      "  --list               list the scenarios that would run\n"
+	      "  --kernel FILE        lab kernel (default build/kernel/bzImage)\n"
+	      "  --initrd FILE        L1 initramfs (default build/images/l1.cpio)\n"
+	      "  --results DIR        where run folders go (default results)\n"
+	      "  --timeout SEC        limit for the whole run (default 3600)\n"
+	      "  --step-timeout SEC   longest silence from L1 during a scenario (default 300)\n"
+	      "  --boot-timeout SEC   L1 start to its executor (default 120)\n"
+	      "  --cpus N, --mem MB   L1's size (default 2, 2048)\n"
+	      "  --console            show L1's console as it runs\n"
+	      "  --append ARGS        add to L1's kernel command line (e.g. tunlab.l2cpu=host)\n"
+	      "environment: ACCEL=tcg|kvm (default: automatic), QEMU, QBOOT\n\n"
+	      "exit status: 0 all passed, 1 a scenario failed, 2 usage or invalid scenario,\n"
+	      "3 the lab could not be set up, 4 everything skipped, 124 timeout,\n"
+	      "125 a kernel panic/Oops/BUG/WARNING on a console\n", out);
+}
+
+static int parse_int(const char *s, const char *what, int lo, int hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi) {
+		fprintf(stderr, "tunlab: %s must be a number in %d..%d, got '%s'\n",
+			what, lo, hi, s);
+		exit(TL_EXIT_USAGE);
+	}
+	return (int)v;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	lab_interrupt();
+}
+
+static char *make_run_dir(const char *root, char **id_out)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	if (mkdir(root, 0755) < 0 && errno != EEXIST)
+		return NULL;
+	for (int n = 1; n < 100; n++) {
+		char *id = n == 1 ? xstrdup(stamp) : xasprintf("%s-%d", stamp, n);
+		char *dir = xasprintf("%s/%s", root, id);
+
+		if (mkdir(dir, 0755) == 0) {
+			*id_out = id;
+			return dir;
+		}
+		free(id);
+		free(dir);
+		if (errno != EEXIST)
+			return NULL;
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
+static void point_latest(const char *root, const char *id)
+{
+	char *tmp = xasprintf("%s/.latest.%d", root, (int)getpid());
+	char *link = xasprintf("%s/latest", root);
+
+	unlink(tmp);
+	if (symlink(id, tmp) < 0 || rename(tmp, link) < 0) {
+		fprintf(stderr, "tunlab: cannot point %s at %s: %s\n", link, id,
+			strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	free(link);
+}
+
+static void write_logs(const struct run_result *r, const char *dir)
+{
+	/* one file per L2 console: l2-<scenario>-<vm>.log */
+	for (int i = 0; i < r->nlogs; i++) {
+		char *path = xasprintf("%s/l2-%03d-%s.log", dir, r->logs[i].idx + 1,
+				       r->logs[i].source);
+		FILE *f = fopen(path, "a");
+
+		if (f) {
+			fprintf(f, "%s\n", r->logs[i].line);
+			fclose(f);
+		}
+		free(path);
+	}
+	if (r->nktap) {
+		struct sbuf sb = { 0 };
+		char *path = xasprintf("%s/kernel.ktap", dir);
+
+		for (int i = 0; i < r->nktap; i++)
+			sbuf_printf(&sb, "%s\n", r->ktap[i].line);
+		write_file(path, sb.buf, sb.len);
+		sbuf_free(&sb);
+		free(path);
+	}
+}
+
+static void write_reports(const struct run_result *r, void *ctx)
+{
+	const char *dir = ctx;
+
+	if (report_write_summary(r, dir) < 0 || report_write_ktap(r, dir) < 0)
+		fprintf(stderr, "tunlab: cannot write the report in %s: %s\n", dir,
+			strerror(errno));
+}
+
+static int smoke(void *ctx)
+{
+	struct lab_opts o = *(const struct lab_opts *)ctx;
+
+	o.accel = ACCEL_KVM;
+	return lab_smoke(&o, 30);
+}
+
+static void list_plan(const struct suite *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct scenario *sc = s->plan[i];
+
+		printf("%s:%d\t%s", sc->file, sc->line, sc->title);
+		if (sc->ntags) {
+			printf("\t[");
+			for (int t = 0; t < sc->ntags; t++)
+				printf("%s%s", t ? " " : "", sc->tags[t]);
+			printf("]");
+		}
+		printf("\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "results", required_argument, NULL, 'r' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "step-timeout", required_argument, NULL, 'S' },
+		{ "boot-timeout", required_argument, NULL, 'B' },
+		{ "cpus", required_argument, NULL, 'p' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "console", no_argument, NULL, 'C' },
+		{ "append", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static char *default_paths[] = { "host-scenarios" };
+	struct opts o = {
+		.results_root = "results",
+		.lab = {
+			.qemu = "qemu-system-x86_64",
+			.bios = "/usr/share/qemu/qboot.rom",
+			.kernel = "build/kernel/bzImage",
+			.initrd = "build/images/l1.cpio",
+			.mem_mb = 2048, .cpus = 2,
+			.boot_timeout_s = 120, .step_timeout_s = 300,
+			.run_timeout_s = 3600,
+		},
+	};
+	struct scn_diags diags = { 0 };
+	struct accel_choice ac;
+	struct run_result r;
+	struct suite suite;
+	char *cpuinfo, *run_dir, *id, **paths;
+	int c, npaths, code;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.check = true; break;
+		case 'l': o.list = true; break;
+		case 'k': o.lab.kernel = optarg; break;
+		case 'i': o.lab.initrd = optarg; break;
+		case 'r': o.results_root = optarg; break;
+		case 'T': o.lab.run_timeout_s = parse_int(optarg, "--timeout", 1, 86400); break;
+		case 'S': o.lab.step_timeout_s = parse_int(optarg, "--step-timeout", 1, 86400); break;
+		case 'B': o.lab.boot_timeout_s = parse_int(optarg, "--boot-timeout", 1, 86400); break;
+		case 'p': o.lab.cpus = parse_int(optarg, "--cpus", 1, 64); break;
+		case 'm': o.lab.mem_mb = parse_int(optarg, "--mem", 256, 65536); break;
+		case 'C': o.lab.show_console = true; break;
+		case 'a': o.lab.cmdline_extra = optarg; break;
+		case 'h': usage(stdout); return TL_EXIT_PASS;
+		default: usage(stderr); return TL_EXIT_USAGE;
+		}
+	}
+	if (getenv("QEMU") && *getenv("QEMU"))
+		o.lab.qemu = getenv("QEMU");
+	if (getenv("QBOOT") && *getenv("QBOOT"))
+		o.lab.bios = getenv("QBOOT");
+	paths = optind < argc ? argv + optind : default_paths;
+	npaths = optind < argc ? argc - optind : 1;
+
+	/* every file is valid before anything boots */
+	if (suite_load(&suite, paths, npaths, &diags)) {
+		scn_diags_print(&diags, stderr);
+		fprintf(stderr, "tunlab: %d problem%s in the scenario files; nothing was run\n",
+			diags.n, diags.n == 1 ? "" : "s");
+		scn_diags_free(&diags);
+		suite_free(&suite);
+		return TL_EXIT_USAGE;
+	}
+	if (o.list || o.check) {
+		if (o.list)
+			list_plan(&suite);
+		else
+			printf("tunlab: %d scenario file%s, %d scenario%s: valid\n",
+			       suite.nfiles, suite.nfiles == 1 ? "" : "s", suite.n,
+			       suite.n == 1 ? "" : "s");
+		suite_free(&suite);
+		return TL_EXIT_PASS;
+	}
+	if (access(o.lab.kernel, R_OK) || access(o.lab.initrd, R_OK)) {
+		fprintf(stderr, "tunlab: %s: %s (build it with `make kernel images`)\n",
+			access(o.lab.kernel, R_OK) ? o.lab.kernel : o.lab.initrd,
+			strerror(errno));
+		suite_free(&suite);
+		return TL_EXIT_SETUP;
+	}
+
+	cpuinfo = read_file("/proc/cpuinfo", NULL);
+	if (accel_choose(getenv("ACCEL"), cpuinfo, smoke, &o.lab, &ac) < 0) {
+		fprintf(stderr, "tunlab: %s\n", ac.reason);
+		free(cpuinfo);
+		suite_free(&suite);
+		return TL_EXIT_USAGE;
+	}
+	free(cpuinfo);
+	o.lab.accel = ac.accel;
+
+	run_dir = make_run_dir(o.results_root, &id);
+	if (!run_dir) {
+		fprintf(stderr, "tunlab: cannot create a run folder in %s: %s\n",
+			o.results_root, strerror(errno));
+		suite_free(&suite);
+		return TL_EXIT_SETUP;
+	}
+	point_latest(o.results_root, id);
+	run_init(&r, suite.plan, suite.n);
+	r.id = id;
+	r.accel = xstrdup(accel_name(ac.accel));
+	r.accel_reason = xstrdup(ac.reason);
+	printf("tunlab: run %s: %d scenario%s, accel %s (%s)\n", id, suite.n,
+	       suite.n == 1 ? "" : "s", r.accel, ac.reason);
+	fflush(stdout);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	o.lab.run_dir = run_dir;
+	o.lab.on_progress = write_reports;
+	o.lab.ctx = run_dir;
+	lab_run(&o.lab, &suite, &r);
+
+	write_reports(&r, run_dir);
+	write_logs(&r, run_dir);
+	{
+		char *text = report_summary_text(&r);
+
+		printf("\n%s", text);
+		free(text);
+	}
+	code = run_exit_code(&r);
+	printf("report: %s/summary.txt (KTAP: %s/report.ktap); exit status %d\n",
+	       run_dir, run_dir, code);
+	run_free(&r);
+	free(run_dir);
+	suite_free(&suite);
+	return code;
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "suite.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct pathlist {
+	int n;
+	char **v;
+};
+
+static void push(struct pathlist *l, char *p)
+{
+	l->v = xrealloc(l->v, sizeof(char *) * (size_t)(l->n + 1));
+	l->v[l->n++] = p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_diag(struct scn_diags *d, const char *path, const char *msg)
+{
+	d->v = xrealloc(d->v, sizeof(*d->v) * (size_t)(d->n + 1));
+	d->v[d->n].file = xstrdup(path);
+	d->v[d->n].line = 0;
+	d->v[d->n].col = 0;
+	d->v[d->n].msg = xstrdup(msg);
+	d->n++;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static void walk(const char *dir, struct pathlist *out, struct scn_diags *d)
+{
+	struct pathlist names = { 0 };
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+
+	if (!dp) {
+		add_diag(d, dir, strerror(errno));
+		return;
+	}
+	while ((e = readdir(dp)))
+		if (e->d_name[0] != '.')
+			push(&names, xstrdup(e->d_name));
+	closedir(dp);
+	qsort(names.v, (size_t)names.n, sizeof(char *), cmp_str);
+	for (int i = 0; i < names.n; i++) {
+		char *p = xasprintf("%s/%s", dir, names.v[i]);
+		struct stat st;
+
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (strcmp(names.v[i], "selftest"))
+				walk(p, out, d);
+			free(p);
+		} else if (has_suffix(names.v[i], ".scn")) {
+			push(out, p);
+		} else {
+			free(p);
+		}
+		free(names.v[i]);
+	}
+	free(names.v);
+}
+
+int suite_load(struct suite *s, char *const *paths, int npaths,
+	       struct scn_diags *diags)
+{
+	struct pathlist files = { 0 };
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < npaths; i++) {
+		struct stat st;
+		size_t len = strlen(paths[i]);
+		char *p = xstrdup(paths[i]);
+
+		while (len > 1 && p[len - 1] == '/')
+			p[--len] = '\0';
+		if (stat(p, &st) < 0) {
+			add_diag(diags, p, strerror(errno));
+			free(p);
+			ret = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			walk(p, &files, diags);
+			free(p);
+		} else {
+			push(&files, p);
+		}
+	}
+	if (!files.n && !diags->n) {
+		add_diag(diags, npaths ? paths[0] : ".", "no scenario files (*.scn) found");
+		ret = -1;
+	}
+	s->files = xcalloc((size_t)files.n, sizeof(*s->files));
+	for (int i = 0; i < files.n; i++) {
+		if (scn_parse_file(files.v[i], &s->files[s->nfiles++], diags))
+			ret = -1;
+		free(files.v[i]);
+	}
+	free(files.v);
+	if (diags->n)
+		ret = -1;
+	for (int i = 0; i < s->nfiles; i++) {
+		for (int j = 0; j < s->files[i].nscenarios; j++) {
+			s->plan = xrealloc(s->plan, sizeof(*s->plan) * (size_t)(s->n + 1));
+			s->plan[s->n++] = &s->files[i].scenarios[j];
+		}
+	}
+	return ret;
+}
+
+void suite_free(struct suite *s)
+{
+	for (int i = 0; i < s->nfiles; i++)
+		scn_file_free(&s->files[i]);
+	free(s->files);
+	free(s->plan);
+	memset(s, 0, sizeof(*s));
+}
