@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tunlab-exec: the L1 executor. Reads the plan the runner bundled into the
+ * initramfs, parses the scenario files with the same parser the runner
+ * validated them with, runs each scenario's steps and streams the results
+ * over the results port. Whatever a scenario created is removed when it
+ * ends, on every path.
+ */
+#include "exec.h"
+#include "proto.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <linux/kvm.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define STEP_TIMEOUT_S 60
+
+struct linkset {
+	int n;
+	char **names;
+};
+
+static void links_snapshot(struct linkset *l)
+{
+	DIR *d = opendir("/sys/class/net");
+	struct dirent *e;
+
+	memset(l, 0, sizeof(*l));
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		l->names = xrealloc(l->names, sizeof(char *) * (size_t)(l->n + 1));
+		l->names[l->n++] = xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+}
+
+static bool links_has(const struct linkset *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->names[i], name))
+			return true;
+	return false;
+}
+
+static void links_free(struct linkset *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+}
+
+static int run_ip(const char *a, const char *b, const char *c)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(IP_PATH, "ip", a, b, c, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* Clear persist on a tun/tap device so closing our fd deletes it. */
+static int tun_unpersist(const char *name)
+{
+	char path[128], *flags;
+	struct ifreq ifr = { 0 };
+	unsigned long f;
+	int fd, ret = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", name);
+	flags = read_file(path, NULL);
+	if (!flags)
+		return -1;
+	f = strtoul(flags, NULL, 16);
+	free(flags);
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ifr.ifr_flags = (short)(f & (IFF_TUN | IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE |
+				     IFF_VNET_HDR));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) == 0 && ioctl(fd, TUNSETPERSIST, 0) == 0)
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
+/* Remove every link the scenario left behind; a list of failures. */
+static void links_cleanup(const struct linkset *before, struct sbuf *problems)
+{
+	struct linkset now;
+
+	links_snapshot(&now);
+	for (int i = 0; i < now.n; i++) {
+		const char *name = now.names[i];
+
+		if (links_has(before, name))
+			continue;
+		if (tun_unpersist(name) == 0 && !if_nametoindex(name))
+			continue;
+		if (if_nametoindex(name) && run_ip("link", "del", name) < 0 &&
+		    if_nametoindex(name))
+			sbuf_printf(problems, "%scould not remove %s", problems->len ? "; " : "", name);
+	}
+	links_free(&now);
+}
+
+static unsigned int detect_features(char *text, size_t size)
+{
+	unsigned int have = 0;
+	char *cpuinfo = read_file("/proc/cpuinfo", NULL);
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (ioctl(fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION)
+			have |= SCN_REQ_KVM;
+		close(fd);
+	}
+	if (access("/dev/vhost-net", R_OK | W_OK) == 0)
+		have |= SCN_REQ_VHOST;
+	if (access("/dev/net/tun", R_OK | W_OK) == 0)
+		have |= SCN_REQ_TUN;
+	if (cpuinfo && strstr(cpuinfo, " svm"))
+		have |= SCN_REQ_SVM;
+	if (cpuinfo && strstr(cpuinfo, " vmx"))
+		have |= SCN_REQ_VMX;
+	free(cpuinfo);
+	text[0] = '\0';
+	for (unsigned int bit = 1; bit <= SCN_REQ_VMX; bit <<= 1)
+		if (have & bit)
+			snprintf(text + strlen(text), size - strlen(text), "%s%s",
+				 text[0] ? "," : "", scn_feature_name(bit));
+	return have;
+}
+
+static bool expectation_met(const struct scn_step *st, const struct outcome *oc)
+{
+	switch (st->expect) {
+	case SCN_EXPECT_OK:
+		return oc->err == 0;
+	case SCN_EXPECT_FAIL:
+		return oc->err != 0;
+	case SCN_EXPECT_ERRNO:
+		return oc->err == st->expect_errno;
+	}
+	return false;
+}
+
+static const char *err_text(int err, char *buf, size_t size)
+{
+	const char *name;
+
+	if (err == 0)
+		return "succeeded";
+	if (err < 0)
+		return "failed";
+	name = scn_errno_name(err);
+	snprintf(buf, size, "%s (%s)", strerror(err), name ? name : "?");
+	return buf;
+}
+
+static void describe(const struct scn_step *st, const struct outcome *oc, bool ok,
+		     struct sbuf *msg)
+{
+	char got[96];
+
+	if (ok) {
+		sbuf_puts(msg, oc->detail[0] ? oc->detail : oc->what);
+		return;
+	}
+	sbuf_printf(msg, "%s: %s; expected %s", oc->what, err_text(oc->err, got, sizeof(got)),
+		    st->expect == SCN_EXPECT_OK ? "ok" :
+		    st->expect == SCN_EXPECT_FAIL ? "a failure" :
+		    scn_errno_name(st->expect_errno));
+	if (oc->detail[0])
+		sbuf_printf(msg, "\n%s", oc->detail);
+}
+
+static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ctx *x,
+	const struct scn_step *st, struct sbuf *msg)
+{
+	struct outcome oc;
+	bool ok;
+
+	switch (st->action) {
+	case SCN_L2_BOOT:
+		act_l2_boot(x, st, &oc);
+		break;
+	case SCN_L2_PING:
+		act_l2_ping(x, st, &oc);
+		break;
+	case SCN_L2_STOP:
+		act_l2_stop(x, st, &oc);
+		break;
+	default:
+		act_as_actor(st, &oc, x->step_timeout_s);
+		break;
+	}
+	ok = !oc.broken && expectation_met(st, &oc);
+	describe(st, &oc, ok, msg);
+	if (oc.broken)
+		return STEP_ERROR;
+	return ok ? STEP_PASS : STEP_FAIL;
+}
+
+static void emit_step(struct exec_ctx *x, int step, const char *res, double ms,
+		      const char *msg)
+{
+	char idx[16], n[16], t[32];
+
+	snprintf(idx, sizeof(idx), "%d", x->idx);
+	snprintf(n, sizeof(n), "%d", step);
+	snprintf(t, sizeof(t), "%.1f", ms);
+	proto_emit(x->out, "step", 5, idx, n, res, t, msg);
+}
+
+static void emit_end(struct exec_ctx *x, const char *res, double ms, const char *why)
+{
+	char idx[16], t[32];
+
+	snprintf(idx, sizeof(idx), "%d", x->idx);
+	snprintf(t, sizeof(t), "%.1f", ms);
+	proto_emit(x->out, "end", 4, idx, res, t, why);
+}
+
+static void run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have)
+{
+	static const char *const names[] = { "pass", "fail", "error" };
+	unsigned int missing = sc->requires & ~have;
+	double t0 = now_ms();
+	enum tl_step worst = STEP_PASS;
+	struct sbuf why = { 0 };
+	struct linkset before;
+	char idx[16];
+
+	snprintf(idx, sizeof(idx), "%d", x->idx);
+	proto_emit(x->out, "begin", 1, idx);
+	if (missing) {
+		sbuf_puts(&why, "requires");
+		for (unsigned int bit = 1; bit <= SCN_REQ_VMX; bit <<= 1)
+			if (missing & bit)
+				sbuf_printf(&why, " %s", scn_feature_name(bit));
+		sbuf_puts(&why, ": not available in L1");
+		emit_end(x, "skip", now_ms() - t0, why.buf);
+		sbuf_free(&why);
+		return;
+	}
+	links_snapshot(&before);
+	for (int i = 0; i < sc->nsteps && worst == STEP_PASS; i++) {
+		struct sbuf msg = { 0 };
+		double ts = now_ms();
+
+		sbuf_puts(&msg, "");
+		worst = run_step(x, &sc->steps[i], &msg);
+		emit_step(x, i, names[worst], now_ms() - ts, msg.buf);
+		sbuf_free(&msg);
+	}
+
+	/* teardown, whatever happened above */
+	vms_teardown(x);
+	sbuf_puts(&why, "");
+	links_cleanup(&before, &why);
+	links_free(&before);
+	if (why.len && worst == STEP_PASS) {
+		worst = STEP_ERROR;
+		sbuf_printf(&why, " after the scenario");
+	}
+	emit_end(x, names[worst], now_ms() - t0, why.buf);
+	sbuf_free(&why);
+}
+
+struct plan_entry {
+	int idx;
+	char *file;
+	int scenario;
+};
+
+int main(int argc, char **argv)
+{
+	const char *plan_path = "/tunlab/plan", *port = NULL;
+	struct exec_ctx x = { .step_timeout_s = STEP_TIMEOUT_S };
+	struct utsname uts;
+	char features[128], *plan, *line, *save;
+	unsigned int have;
+	int fd;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--plan") && i + 1 < argc)
+			plan_path = argv[++i];
+		else if (!strcmp(argv[i], "--results") && i + 1 < argc)
+			port = argv[++i];
+		else {
+			fprintf(stderr, "usage: tunlab-exec --results PORT [--plan FILE]\n");
+			return 2;
+		}
+	}
+	if (!port) {
+		fprintf(stderr, "tunlab-exec: --results PORT is required\n");
+		return 2;
+	}
+	fd = open(port, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || !(x.out = fdopen(fd, "w"))) {
+		fprintf(stderr, "tunlab-exec: open %s: %s\n", port, strerror(errno));
+		return 3;
+	}
+	/* a guest that dies under us must fail its step, not kill us */
+	signal(SIGPIPE, SIG_IGN);
+	uname(&uts);
+	have = detect_features(features, sizeof(features));
+	proto_emit(x.out, "hello", 3, PROTO_VERSION, uts.release, features);
+
+	plan = read_file(plan_path, NULL);
+	if (!plan) {
+		fprintf(stderr, "tunlab-exec: read %s: %s\n", plan_path, strerror(errno));
+		return 3;
+	}
+	for (line = strtok_r(plan, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[3];
+		struct scn_diags diags = { 0 };
+		struct scn_file file;
+		int sidx;
+
+		if (proto_split(line, f, 3) != 3)
+			continue;
+		x.idx = atoi(f[0]);
+		sidx = atoi(f[2]);
+		if (scn_parse_file(f[1], &file, &diags) || sidx >= file.nscenarios) {
+			char idx[16];
+
+			snprintf(idx, sizeof(idx), "%d", x.idx);
+			proto_emit(x.out, "begin", 1, idx);
+			emit_end(&x, "error", 0, diags.n ? diags.v[0].msg : "scenario not in file");
+		} else {
+			run_scenario(&x, &file.scenarios[sidx], have);
+		}
+		scn_file_free(&file);
+		scn_diags_free(&diags);
+	}
+	free(plan);
+	proto_emit(x.out, "done", 0);
+	fclose(x.out);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The L1 executor's pieces: how a step is carried out (actors, TUN
+ * ioctls, iproute2, nested guests) and what it produced.
+ */
+#ifndef TUNLAB_EXEC_H
+#define TUNLAB_EXEC_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "scenario.h"
+
+#define EXEC_MAX_VMS 8
+#define IP_PATH "/sbin/ip"
+#define LAB_DIR "/lab"
+#define RUN_DIR "/run/tunlab"
+
+/* What one step did. err: 0 success, an errno, or -1 (failed, no errno). */
+struct outcome {
+	int err;
+	bool broken;		/* the lab itself failed (fork, exec, ...) */
+	char what[256];		/* what was attempted, e.g. ioctl(TUNSETIFF, lab0) */
+	char detail[1024];	/* output worth showing: stderr, ping summary */
+};
+
+struct vm {
+	char name[16];
+	pid_t pid;
+	int ctl;		/* control socket to the guest's agent */
+	char dir[64];
+	bool used;
+};
+
+struct exec_ctx {
+	FILE *out;		/* results port */
+	int idx;		/* plan index of the running scenario */
+	struct vm vms[EXEC_MAX_VMS];
+	int step_timeout_s;
+};
+
+void outcome_set(struct outcome *oc, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Run a TUN/iproute2 step as its actor, in a child process. */
+void act_as_actor(const struct scn_step *st, struct outcome *oc, int timeout_s);
+/* Nested guests. */
+void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
+void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
+void act_l2_stop(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
+/* Stop every guest still running, forwarding its console to L0. */
+void vms_teardown(struct exec_ctx *x);
+
+/* Map a tool's message ("...: Operation not permitted") to its errno. */
+int errno_from_text(const char *text);
+
+#endif

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Nested guests: a QEMU under L1's KVM, attached to a tap, running the
+ * lab kernel with the L2 agent. The agent answers on a named virtio-serial
+ * port ("tunlab.ctl"): it says "ready" once its NIC is configured, runs
+ * "ping ADDR COUNT" and replies with its output and "rc N", and powers off
+ * on "poweroff". The guest's console goes to a file, forwarded to L0.
+ */
+#include "exec.h"
+#include "proto.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define L2_READY_TIMEOUT_S 90
+#define L2_STOP_TIMEOUT_S 20
+#define L2_DEFAULT_IP "169.254.0.2/16"
+
+static struct vm *vm_find(struct exec_ctx *x, const char *name)
+{
+	for (int i = 0; i < EXEC_MAX_VMS; i++)
+		if (x->vms[i].used && !strcmp(x->vms[i].name, name))
+			return &x->vms[i];
+	return NULL;
+}
+
+/*
+ * Under TCG's emulated SVM, KVM reports an XSAVE area size the L2 kernel
+ * rejects with a WARNING at boot ("XSAVE consistency problem: size 832 !=
+ * kernel_size 576"), and hiding only AVX leaves a guest whose init
+ * segfaults; L2 therefore runs without XSAVE (FXSAVE only).
+ * tunlab.l2cpu= on L1's command line overrides the model.
+ */
+static const char *l2_cpu(void)
+{
+	static char cpu[64];
+	char *cmdline = read_file("/proc/cmdline", NULL), *p;
+
+	snprintf(cpu, sizeof(cpu), "host,-xsave");
+	p = cmdline ? strstr(cmdline, "tunlab.l2cpu=") : NULL;
+	if (p) {
+		p += strlen("tunlab.l2cpu=");
+		snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(p, " \n"), p);
+	}
+	free(cmdline);
+	return cpu;
+}
+
+static char **l2_argv(const struct scn_step *st, const char *dir)
+{
+	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
+	char **v = xcalloc(64, sizeof(char *));
+	int n = 0;
+
+	v[n++] = xstrdup("qemu-system-x86_64");
+	v[n++] = xstrdup("-nodefaults");
+	v[n++] = xstrdup("-no-user-config");
+	v[n++] = xstrdup("-machine");
+	v[n++] = xstrdup("pc");
+	v[n++] = xstrdup("-accel");
+	v[n++] = xstrdup("kvm");
+	v[n++] = xstrdup("-cpu");
+	v[n++] = xstrdup(l2_cpu());
+	v[n++] = xstrdup("-m");
+	v[n++] = xstrdup("192");
+	v[n++] = xstrdup("-bios");
+	v[n++] = xstrdup("/usr/share/qemu/qboot.rom");
+	v[n++] = xstrdup("-kernel");
+	v[n++] = xstrdup(LAB_DIR "/bzImage");
+	v[n++] = xstrdup("-initrd");
+	v[n++] = xstrdup(LAB_DIR "/l2.cpio");
+	v[n++] = xstrdup("-append");
+	v[n++] = xasprintf("console=ttyS0 panic=-1 loglevel=5 tunlab.ip=%s",
+			   ip ? ip : L2_DEFAULT_IP);
+	v[n++] = xstrdup("-no-reboot");
+	v[n++] = xstrdup("-display");
+	v[n++] = xstrdup("none");
+	v[n++] = xstrdup("-monitor");
+	v[n++] = xstrdup("none");
+	v[n++] = xstrdup("-serial");
+	v[n++] = xasprintf("file:%s/console.log", dir);
+	v[n++] = xstrdup("-device");
+	v[n++] = xstrdup("virtio-serial-pci");
+	v[n++] = xstrdup("-chardev");
+	v[n++] = xasprintf("socket,id=ctl,path=%s/ctl.sock,server=on,wait=off", dir);
+	v[n++] = xstrdup("-device");
+	v[n++] = xstrdup("virtserialport,chardev=ctl,name=tunlab.ctl");
+	v[n++] = xstrdup("-netdev");
+	v[n++] = xasprintf("tap,id=n0,ifname=%s,script=no,downscript=no,vhost=%s",
+			   scn_arg(st, "net"), vhost ? vhost : "on");
+	v[n++] = xstrdup("-device");
+	/* qboot loads the kernel itself: no option ROM needed */
+	v[n++] = xstrdup("virtio-net-pci,netdev=n0,romfile=");
+	return v;
+}
+
+static void free_argv(char **v)
+{
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Read one line from @fd within @deadline (ms, CLOCK_MONOTONIC). */
+static int read_line(int fd, char *buf, size_t size, double deadline)
+{
+	size_t len = 0;
+
+	while (len + 1 < size) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int left = (int)(deadline - now_ms());
+		ssize_t n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, left) <= 0)
+			continue;
+		n = read(fd, buf + len, 1);
+		if (n <= 0)
+			return -EPIPE;
+		if (buf[len] == '\n')
+			break;
+		len++;
+	}
+	buf[len] = '\0';
+	if (len && buf[len - 1] == '\r')
+		buf[len - 1] = '\0';
+	return (int)len;
+}
+
+static void read_tail(const char *path, char *out, size_t size)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+
+	out[0] = '\0';
+	if (!text)
+		return;
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	snprintf(out, size, "%s", len >= size ? text + len - size + 1 : text);
+	free(text);
+}
+
+void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
+{
+	const char *name = st->argv[0];
+	struct vm *vm = NULL;
+	char sock[128], errlog[128], line[256], **argv;
+	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
+	int status;
+
+	memset(oc, 0, sizeof(*oc));
+	outcome_set(oc, 0, "l2 boot %s (qemu -accel kvm, tap %s, vhost=%s)", name,
+		    scn_arg(st, "net"), scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
+	if (vm_find(x, name)) {
+		outcome_set(oc, EEXIST, "l2 boot %s: already running", name);
+		return;
+	}
+	for (int i = 0; i < EXEC_MAX_VMS && !vm; i++)
+		if (!x->vms[i].used)
+			vm = &x->vms[i];
+	if (!vm) {
+		outcome_set(oc, EBUSY, "l2 boot %s: more than %d guests", name, EXEC_MAX_VMS);
+		oc->broken = true;
+		return;
+	}
+	memset(vm, 0, sizeof(*vm));
+	snprintf(vm->name, sizeof(vm->name), "%s", name);
+	snprintf(vm->dir, sizeof(vm->dir), RUN_DIR "/%s", name);
+	vm->ctl = -1;
+	mkdir(RUN_DIR, 0755);
+	mkdir(vm->dir, 0755);
+	if (!st->actor.root && chown(vm->dir, st->actor.uid, st->actor.gid) < 0) {
+		outcome_set(oc, errno, "chown %s", vm->dir);
+		oc->broken = true;
+		return;
+	}
+	snprintf(sock, sizeof(sock), "%s/ctl.sock", vm->dir);
+	snprintf(errlog, sizeof(errlog), "%s/qemu.stderr", vm->dir);
+	unlink(sock);
+	argv = l2_argv(st, vm->dir);
+	vm->pid = fork();
+	if (vm->pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (null < 0 || err < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+		    dup2(err, 2) < 0)
+			_exit(127);
+		if (!st->actor.root &&
+		    (setgroups((size_t)st->actor.ngroups, st->actor.groups) < 0 ||
+		     setgid(st->actor.gid) < 0 || setuid(st->actor.uid) < 0)) {
+			fprintf(stderr, "cannot become uid %u: %s\n",
+				(unsigned int)st->actor.uid, strerror(errno));
+			_exit(127);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free_argv(argv);
+	if (vm->pid < 0) {
+		outcome_set(oc, errno, "fork for l2 boot %s", name);
+		oc->broken = true;
+		return;
+	}
+	vm->used = true;
+
+	/* wait for QEMU's socket, then for the agent's "ready" */
+	while (vm->ctl < 0) {
+		if (waitpid(vm->pid, &status, WNOHANG) == vm->pid)
+			goto qemu_died;
+		if (now_ms() > deadline)
+			goto timeout;
+		vm->ctl = connect_unix(sock);
+		if (vm->ctl < 0)
+			usleep(20 * 1000);
+	}
+	for (;;) {
+		int n = read_line(vm->ctl, line, sizeof(line), deadline);
+
+		if (n == -ETIMEDOUT)
+			goto timeout;
+		if (n < 0) {
+			waitpid(vm->pid, &status, 0);
+			goto qemu_died;
+		}
+		if (!strncmp(line, "ready", 5))
+			break;
+	}
+	snprintf(oc->detail, sizeof(oc->detail), "%s ready in %.2f s (%s)", name,
+		 (now_ms() - t0) / 1000.0, line);
+	return;
+
+qemu_died:
+	vm->pid = 0;
+	read_tail(errlog, oc->detail, sizeof(oc->detail));
+	outcome_set(oc, errno_from_text(oc->detail), "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
+		    name, WIFEXITED(status) ? "status" : "signal",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return;
+timeout:
+	outcome_set(oc, ETIMEDOUT, "l2 boot %s: the guest was not ready within %d s",
+		    name, L2_READY_TIMEOUT_S);
+}
+
+void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
+{
+	struct vm *vm = vm_find(x, st->argv[0]);
+	const char *count = scn_arg(st, "count");
+	int cnt = count ? atoi(count) : 3;
+	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0;
+	struct sbuf out = { 0 };
+	char line[256], *cmd;
+
+	memset(oc, 0, sizeof(*oc));
+	outcome_set(oc, 0, "l2 ping %s %s count=%d", st->argv[0], st->argv[1], cnt);
+	if (!vm || vm->ctl < 0) {
+		outcome_set(oc, ENODEV, "l2 ping: %s is not running", st->argv[0]);
+		return;
+	}
+	cmd = xasprintf("ping %s %d\n", st->argv[1], cnt);
+	if (write(vm->ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+		outcome_set(oc, errno, "l2 ping: write to %s's agent", vm->name);
+		free(cmd);
+		return;
+	}
+	free(cmd);
+	sbuf_puts(&out, "");
+	for (;;) {
+		int n = read_line(vm->ctl, line, sizeof(line), deadline);
+
+		if (n < 0) {
+			outcome_set(oc, -n, "l2 ping: no answer from %s's agent", vm->name);
+			break;
+		}
+		if (!strncmp(line, "rc ", 3)) {
+			if (atoi(line + 3))
+				oc->err = -1;
+			break;
+		}
+		/* keep the summary lines, not one line per echo reply */
+		if (strstr(line, "packets") || strstr(line, "round-trip") ||
+		    strstr(line, "bad address") || strstr(line, "unreachable"))
+			sbuf_printf(&out, "%s%s", out.len ? "; " : "", line);
+	}
+	snprintf(oc->detail, sizeof(oc->detail), "%s", out.buf);
+	sbuf_free(&out);
+}
+
+static void forward_console(struct exec_ctx *x, struct vm *vm)
+{
+	char *path = xasprintf("%s/console.log", vm->dir);
+	char *text = read_file(path, NULL), *s, *nl;
+
+	for (s = text; s && *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl = '\0';
+		if (nl && nl > s && nl[-1] == '\r')
+			nl[-1] = '\0';
+		{
+			char idx[16];
+
+			snprintf(idx, sizeof(idx), "%d", x->idx);
+			proto_emit(x->out, "log", 3, idx, vm->name, s);
+		}
+		if (!nl)
+			break;
+	}
+	free(text);
+	free(path);
+}
+
+static int vm_stop(struct exec_ctx *x, struct vm *vm, char *why, size_t size)
+{
+	double deadline = now_ms() + L2_STOP_TIMEOUT_S * 1000.0;
+	int status, ret = 0;
+
+	if (vm->ctl >= 0 && write(vm->ctl, "poweroff\n", 9) != 9)
+		snprintf(why, size, "cannot reach %s's agent", vm->name);
+	while (vm->pid > 0) {
+		if (waitpid(vm->pid, &status, WNOHANG) == vm->pid) {
+			vm->pid = 0;
+			break;
+		}
+		if (now_ms() > deadline) {
+			kill(vm->pid, SIGKILL);
+			waitpid(vm->pid, &status, 0);
+			vm->pid = 0;
+			snprintf(why, size, "%s did not power off within %d s; killed",
+				 vm->name, L2_STOP_TIMEOUT_S);
+			ret = -1;
+			break;
+		}
+		usleep(20 * 1000);
+	}
+	if (vm->ctl >= 0)
+		close(vm->ctl);
+	vm->ctl = -1;
+	forward_console(x, vm);
+	vm->used = false;
+	return ret;
+}
+
+void act_l2_stop(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
+{
+	struct vm *vm = vm_find(x, st->argv[0]);
+
+	memset(oc, 0, sizeof(*oc));
+	outcome_set(oc, 0, "l2 stop %s", st->argv[0]);
+	if (!vm) {
+		outcome_set(oc, ENODEV, "l2 stop: %s is not running", st->argv[0]);
+		return;
+	}
+	if (vm_stop(x, vm, oc->detail, sizeof(oc->detail)))
+		oc->err = ETIMEDOUT;
+}
+
+void vms_teardown(struct exec_ctx *x)
+{
+	char why[256];
+
+	for (int i = 0; i < EXEC_MAX_VMS; i++)
+		if (x->vms[i].used)
+			vm_stop(x, &x->vms[i], why, sizeof(why));
+}
