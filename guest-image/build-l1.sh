@@ -1,0 +1,28 @@
+#!/bin/bash
+# The L1 initramfs: busybox, iproute2's ip, qemu-system-x86_64 with its
+# library closure and the firmware it loads, the lab kernel and the L2
+# initramfs for the nested guests, the harness's L1 programs, and the init.
+# usage: guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+out=${1:?usage: build-l1.sh OUT STAGING BZIMAGE L2_CPIO BINDIR}
+staging=${2:?}; bzimage=${3:?}; l2=${4:?}; bindir=${5:?}
+QEMU_BIN=${QEMU_BIN:-/usr/bin/qemu-system-x86_64}
+QEMU_FIRMWARE="qboot.rom linuxboot_dma.bin kvmvapic.bin"
+
+new_root "$staging"
+NO_BUSYBOX_IP=1 install_busybox
+copy_program /usr/sbin/ip /sbin/ip
+copy_program "$QEMU_BIN" /usr/bin/qemu-system-x86_64
+for fw in $QEMU_FIRMWARE; do
+	copy_file "/usr/share/qemu/$fw" "/usr/share/qemu/$fw"
+done
+copy_file "$bzimage" /lab/bzImage
+copy_file "$l2" /lab/l2.cpio
+for prog in "$bindir"/l1/*; do
+	install -m 0755 "$prog" "$root/usr/bin/$(basename "$prog")"
+done
+install -m 0755 "$here/l1/init" "$root/init"
+pack_cpio "$out"
