@@ -1,0 +1,67 @@
+# tunlab: a virtualization lab for TUN/TAP confinement.
+#
+#   make lab    install what is missing, build kernel, images and harness,
+#               boot the nested stack, run every scenario, write the report
+#   make test   the whole test suite: unit tests, KUnit, lab integration
+#
+# The pipeline: deps -> kernel -> images -> lab -> results/<run-id>/
+
+BUILD := build
+SCENARIOS ?= host-scenarios
+# extra options for the runner, e.g. LAB_ARGS=--console
+LAB_ARGS ?=
+
+.DEFAULT_GOAL := lab
+
+include harness/harness.mk
+include kernel/kernel.mk
+include guest-image/image.mk
+
+# --- prerequisites ----------------------------------------------------------
+DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
+	expect libvirt-dev gcc make libc6-dev bc bison flex libelf-dev \
+	libssl-dev cpio xz-utils git perl
+
+.PHONY: deps
+deps:
+	@missing=$$(for p in $(DEPS_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "deps: missing packages:" $$missing; \
+		echo "deps: as root, run: apt-get update && apt-get install -y --no-install-recommends" $$missing; \
+		exit 1; \
+	fi; \
+	echo "deps: installing" $$missing; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -q >/dev/null && \
+	apt-get install -y -q --no-install-recommends $$missing >/dev/null || \
+		{ echo "deps: apt-get install failed for:" $$missing; exit 1; }
+
+# --- the lab -----------------------------------------------------------------
+.PHONY: lab build check
+build: harness kernel images
+
+lab: deps
+	@$(MAKE) --no-print-directory build
+	@$(HARNESS_RUNNER) $(LAB_ARGS) $(SCENARIOS)
+
+# validate the scenario files without booting anything
+check: $(HARNESS_RUNNER)
+	@$(HARNESS_RUNNER) --check $(SCENARIOS)
+
+# --- tests -------------------------------------------------------------------
+.PHONY: test lab-test
+test: deps
+	@$(MAKE) --no-print-directory unit-test
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory lab-test
+
+lab-test: build
+	@harness/tests/lab-test.sh $(HARNESS_RUNNER)
+
+.PHONY: clean FORCE
+clean:
+	rm -rf $(BUILD)
+FORCE:
