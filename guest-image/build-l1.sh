@@ -21,8 +21,11 @@ for fw in $QEMU_FIRMWARE; do
 done
 copy_file "$bzimage" /lab/bzImage
 copy_file "$l2" /lab/l2.cpio
-for prog in "$bindir"/l1/*; do
-	install -m 0755 "$prog" "$root/usr/bin/$(basename "$prog")"
+install -m 0755 "$bindir/l1/tunlab-exec" "$root/usr/bin/tunlab-exec"
+# KTAP programs the executor runs before the scenarios
+mkdir -p "$root/usr/lib/tunlab/ktap"
+for prog in "$bindir"/l1/ktap/*; do
+	[ -e "$prog" ] && install -m 0755 "$prog" "$root/usr/lib/tunlab/ktap/"
 done
 install -m 0755 "$here/l1/init" "$root/init"
 pack_cpio "$out"

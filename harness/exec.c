@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define STEP_TIMEOUT_S 60
+#define KTAP_DIR "/usr/lib/tunlab/ktap"
 
 struct linkset {
 	int n;
@@ -290,11 +291,190 @@ static void run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	sbuf_free(&why);
 }
 
-struct plan_entry {
-	int idx;
-	char *file;
-	int scenario;
-};
+/* The words of tunlab.ktap=NAME[:ARG,ARG...][;NAME...] for @name. */
+static bool ktap_selected(const char *spec, const char *name, char **args, int max,
+			  int *nargs)
+{
+	size_t nl = strlen(name);
+	const char *s = spec;
+
+	*nargs = 0;
+	if (!spec)
+		return true;
+	while (*s) {
+		size_t len = strcspn(s, ";");
+
+		if (!strncmp(s, name, nl) && (len == nl || s[nl] == ':')) {
+			const char *a = s + nl;
+
+			while (a < s + len && *nargs < max) {
+				size_t al;
+
+				a++;
+				al = strcspn(a, ",;");
+				if (al)
+					args[(*nargs)++] = xstrndup(a, al);
+				a += al;
+			}
+			return true;
+		}
+		s += len + (s[len] == ';');
+	}
+	return false;
+}
+
+static char *cmdline_value(const char *key)
+{
+	char *cmdline = read_file("/proc/cmdline", NULL), *p, *v = NULL;
+	size_t kl = strlen(key);
+
+	for (p = cmdline; p && (p = strstr(p, key)); p += kl) {
+		if ((p == cmdline || p[-1] == ' ') && p[kl] == '=') {
+			v = xstrndup(p + kl + 1, strcspn(p + kl + 1, " \n"));
+			break;
+		}
+	}
+	free(cmdline);
+	return v;
+}
+
+static void emit_suite_end(struct exec_ctx *x, const char *name, int status, double ms)
+{
+	char st[16], t[32];
+
+	snprintf(st, sizeof(st), "%d", status);
+	snprintf(t, sizeof(t), "%.1f", ms);
+	proto_emit(x->out, "suite", 3, name, st, t);
+}
+
+static void forward_text(struct exec_ctx *x, const char *name, char *text)
+{
+	char *save, *line;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		proto_emit(x->out, "ktap", 2, name, line);
+}
+
+/* KUnit suites built into the kernel ran at boot; debugfs keeps their KTAP. */
+static void forward_kunit(struct exec_ctx *x)
+{
+	DIR *d = opendir("/sys/kernel/debug/kunit");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *path, *name, *text;
+
+		if (e->d_name[0] == '.')
+			continue;
+		path = xasprintf("/sys/kernel/debug/kunit/%s/results", e->d_name);
+		name = xasprintf("kunit:%s", e->d_name);
+		text = read_file(path, NULL);
+		if (text) {
+			forward_text(x, name, text);
+			emit_suite_end(x, name, -1, 0);
+		}
+		free(text);
+		free(path);
+		free(name);
+	}
+	if (d)
+		closedir(d);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Run one KTAP program, forwarding its output line by line. */
+static void run_ktap_program(struct exec_ctx *x, const char *name, char **args, int nargs)
+{
+	char *path = xasprintf(KTAP_DIR "/%s", name);
+	char **argv = xcalloc((size_t)nargs + 2, sizeof(char *));
+	double t0 = now_ms();
+	struct sbuf buf = { 0 };
+	int pipefd[2], status = 0;
+	char data[4096];
+	ssize_t n;
+	pid_t pid;
+
+	argv[0] = path;
+	for (int i = 0; i < nargs; i++)
+		argv[i + 1] = args[i];
+	if (pipe(pipefd) < 0 || (pid = fork()) < 0) {
+		proto_emit(x->out, "ktap", 2, name, "# cannot start the program");
+		emit_suite_end(x, name, 127, 0);
+		free(argv);
+		free(path);
+		return;
+	}
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execv(path, argv);
+		printf("# exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], data, sizeof(data))) > 0) {
+		size_t start = 0;
+
+		sbuf_add(&buf, data, (size_t)n);
+		for (size_t i = 0; i < buf.len; i++) {
+			if (buf.buf[i] != '\n')
+				continue;
+			buf.buf[i] = '\0';
+			proto_emit(x->out, "ktap", 2, name, buf.buf + start);
+			start = i + 1;
+		}
+		memmove(buf.buf, buf.buf + start, buf.len - start);
+		buf.len -= start;
+		buf.buf[buf.len] = '\0';
+	}
+	if (buf.len)
+		proto_emit(x->out, "ktap", 2, name, buf.buf);
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	emit_suite_end(x, name, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+		       now_ms() - t0);
+	sbuf_free(&buf);
+	free(argv);
+	free(path);
+}
+
+/* Every program in KTAP_DIR, or those tunlab.ktap= names, with its args. */
+static void run_ktap_programs(struct exec_ctx *x)
+{
+	char *spec = cmdline_value("tunlab.ktap"), **names = NULL;
+	DIR *d = opendir(KTAP_DIR);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		names = xrealloc(names, sizeof(char *) * (size_t)(n + 1));
+		names[n++] = xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, (size_t)n, sizeof(char *), cmp_names);
+	for (int i = 0; i < n; i++) {
+		char *args[16];
+		int nargs;
+
+		if (ktap_selected(spec, names[i], args, 16, &nargs))
+			run_ktap_program(x, names[i], args, nargs);
+		for (int k = 0; k < nargs; k++)
+			free(args[k]);
+		free(names[i]);
+	}
+	free(names);
+	free(spec);
+}
 
 int main(int argc, char **argv)
 {
@@ -329,6 +509,9 @@ int main(int argc, char **argv)
 	uname(&uts);
 	have = detect_features(features, sizeof(features));
 	proto_emit(x.out, "hello", 3, PROTO_VERSION, uts.release, features);
+
+	forward_kunit(&x);
+	run_ktap_programs(&x);
 
 	plan = read_file(plan_path, NULL);
 	if (!plan) {

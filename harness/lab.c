@@ -209,7 +209,7 @@ static void set_reason(struct scenario_result *sr, enum tl_result res, const cha
 {
 	sr->result = res;
 	free(sr->reason);
-	sr->reason = xstrdup(why);
+	sr->reason = why ? xstrdup(why) : NULL;
 }
 
 /* A kernel report on a console taints the scenario that was running. */
@@ -343,10 +343,22 @@ static void results_record(struct boot *b, char *line)
 			free(where);
 		}
 	} else if (!strcmp(f[0], "ktap") && n >= 3) {
-		r->ktap = xrealloc(r->ktap, sizeof(*r->ktap) * (size_t)(r->nktap + 1));
-		r->ktap[r->nktap].source = xstrdup(f[1]);
-		r->ktap[r->nktap].line = xstrdup(f[2]);
-		r->nktap++;
+		struct suite_result *su = run_suite(r, f[1]);
+
+		su->lines = xrealloc(su->lines, sizeof(char *) * (size_t)(su->nlines + 1));
+		su->lines[su->nlines++] = xstrdup(f[2]);
+	} else if (!strcmp(f[0], "suite") && n >= 4) {
+		struct suite_result *su = run_suite(r, f[1]);
+
+		su->status = atoi(f[2]);
+		su->ms = atof(f[3]);
+		suite_result_judge(su);
+		say("[ktap] %-7s %7.2fs  %s: %d ok, %d not ok, %d skipped%s%s\n",
+		    tl_result_name(su->result), su->ms / 1000.0, su->name, su->n_ok,
+		    su->n_notok, su->n_skip, su->reason ? "  # " : "",
+		    su->reason ? su->reason : "");
+		if (b->o->on_progress)
+			b->o->on_progress(r, b->o->ctx);
 	} else if (!strcmp(f[0], "done")) {
 		b->done = true;
 	} else {
@@ -684,10 +696,11 @@ void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result 
 	double t0 = now_ms(), deadline = t0 + o->run_timeout_s * 1000.0;
 	int attempt = 0;
 
-	while (done_count(r) < r->n) {
+	/* at least one boot: KUnit and the KTAP programs run even with no scenario */
+	do {
 		if (!boot_once(o, s, r, l2_scans, deadline, ++attempt))
 			break;
-	}
+	} while (done_count(r) < r->n);
 	abandon_rest(r, TL_NOTRUN, NULL);
 	for (int i = 0; i < r->n; i++) {
 		scenario_result_settle(&r->s[i]);

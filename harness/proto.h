@@ -9,7 +9,8 @@
  *   step    IDX STEP RESULT MS MESSAGE          one step finished
  *   end     IDX RESULT MS REASON                scenario finished
  *   log     IDX SOURCE LINE                     a line of an L2 console
- *   ktap    SOURCE LINE                         a KTAP line (KUnit, probes)
+ *   ktap    SOURCE LINE                         a KTAP line of suite SOURCE
+ *   suite   SOURCE STATUS MS                    suite SOURCE ended (-1: no status)
  *   done                                        the whole plan ran
  */
 #ifndef TUNLAB_PROTO_H

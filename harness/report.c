@@ -60,6 +60,16 @@ char *report_summary_text(const struct run_result *r)
 				sbuf_printf(&sb, "%-8s %9s       # %s\n", "", "", st->msg);
 		}
 	}
+	for (int i = 0; i < r->nsuites; i++) {
+		const struct suite_result *su = &r->suites[i];
+
+		if (!i)
+			sbuf_puts(&sb, "\nKTAP suites run inside L1:\n");
+		sbuf_printf(&sb, "%-8s %8.2fs  %s: %d ok, %d not ok, %d skipped%s%s\n",
+			    tl_result_name(su->result), su->ms / 1000.0, su->name,
+			    su->n_ok, su->n_notok, su->n_skip, su->reason ? "  # " : "",
+			    su->reason ? su->reason : "");
+	}
 	run_counts(r, counts);
 	sbuf_printf(&sb, "\n%d scenarios: %d passed, %d failed, %d skipped, %d error, %d timeout, %d crash, %d not run; %.1f s\n",
 		    r->n, counts[TL_PASS], counts[TL_FAIL], counts[TL_SKIP],
@@ -125,7 +135,7 @@ char *report_ktap_text(const struct run_result *r)
 	sbuf_puts(&sb, "KTAP version 1\n");
 	sbuf_printf(&sb, "# tunlab run %s kernel %s accel %s\n", r->id ? r->id : "?",
 		    r->kernel ? r->kernel : "?", r->accel ? r->accel : "?");
-	sbuf_printf(&sb, "1..%d\n", r->n);
+	sbuf_printf(&sb, "1..%d\n", r->n + r->nsuites);
 	for (int i = 0; i < r->n; i++) {
 		const struct scenario_result *sr = &r->s[i];
 		char *name = xasprintf("%s:%d %s", sr->sc->file, sr->sc->line, sr->sc->title);
@@ -150,6 +160,15 @@ char *report_ktap_text(const struct run_result *r)
 		sbuf_printf(&sb, "# %s took %.0f ms\n", name, sr->ms);
 		ktap_result(&sb, "", i + 1, sr->result, name, sr->reason);
 		free(name);
+	}
+	for (int i = 0; i < r->nsuites; i++) {
+		const struct suite_result *su = &r->suites[i];
+
+		/* the suite's own KTAP, nested one level down */
+		for (int j = 0; j < su->nlines; j++)
+			sbuf_printf(&sb, "    %s\n", su->lines[j]);
+		sbuf_printf(&sb, "# %s took %.0f ms\n", su->name, su->ms);
+		ktap_result(&sb, "", r->n + i + 1, su->result, su->name, su->reason);
 	}
 	if (r->infra_error)
 		ktap_diag(&sb, "", r->infra_error);

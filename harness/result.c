@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const names[] = {
 	[TL_NOTRUN] = "notrun", [TL_PASS] = "pass", [TL_FAIL] = "fail",
@@ -42,15 +43,18 @@ void run_free(struct run_result *r)
 		free(r->s[i].steps);
 		free(r->s[i].reason);
 	}
-	for (int i = 0; i < r->nktap; i++) {
-		free(r->ktap[i].source);
-		free(r->ktap[i].line);
+	for (int i = 0; i < r->nsuites; i++) {
+		for (int j = 0; j < r->suites[i].nlines; j++)
+			free(r->suites[i].lines[j]);
+		free(r->suites[i].lines);
+		free(r->suites[i].name);
+		free(r->suites[i].reason);
 	}
 	for (int i = 0; i < r->nlogs; i++) {
 		free(r->logs[i].source);
 		free(r->logs[i].line);
 	}
-	free(r->ktap);
+	free(r->suites);
 	free(r->logs);
 	free(r->s);
 	free(r->id);
@@ -61,6 +65,83 @@ void run_free(struct run_result *r)
 	free(r->crash_excerpt);
 	free(r->infra_error);
 	memset(r, 0, sizeof(*r));
+}
+
+struct suite_result *run_suite(struct run_result *r, const char *name)
+{
+	struct suite_result *s;
+
+	for (int i = 0; i < r->nsuites; i++)
+		if (!strcmp(r->suites[i].name, name))
+			return &r->suites[i];
+	r->suites = xrealloc(r->suites, sizeof(*r->suites) * (size_t)(r->nsuites + 1));
+	s = &r->suites[r->nsuites++];
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->status = -1;
+	return s;
+}
+
+/* "ok 3 name # SKIP why" at some indentation: 1 ok, 2 not ok, 3 skip. */
+static int ktap_result_kind(const char *line, int *indent)
+{
+	const char *s = line;
+
+	while (*s == ' ')
+		s++;
+	*indent = (int)(s - line);
+	if (!strncmp(s, "not ok ", 7))
+		return 2;
+	if (strncmp(s, "ok ", 3))
+		return 0;
+	s = strchr(s, '#');
+	if (s) {
+		s++;
+		while (*s == ' ')
+			s++;
+		if (!strncasecmp(s, "SKIP", 4))
+			return 3;
+	}
+	return 1;
+}
+
+void suite_result_judge(struct suite_result *s)
+{
+	int top = -1;
+
+	s->n_ok = s->n_notok = s->n_skip = 0;
+	for (int i = 0; i < s->nlines; i++) {
+		int indent;
+
+		if (ktap_result_kind(s->lines[i], &indent) && (top < 0 || indent < top))
+			top = indent;
+	}
+	for (int i = 0; i < s->nlines; i++) {
+		int indent, k = ktap_result_kind(s->lines[i], &indent);
+
+		if (!k || indent != top)
+			continue;
+		s->n_ok += k == 1;
+		s->n_notok += k == 2;
+		s->n_skip += k == 3;
+	}
+	free(s->reason);
+	s->reason = NULL;
+	if (s->status != -1 && s->status != 0 && s->status != 1 && s->status != 4) {
+		s->result = TL_ERROR;
+		s->reason = xasprintf("exited with status %d", s->status);
+	} else if (s->status == 1 || s->n_notok) {
+		s->result = TL_FAIL;
+		s->reason = xasprintf("%d of %d top-level tests failed", s->n_notok,
+				      s->n_ok + s->n_notok + s->n_skip);
+	} else if (top < 0) {
+		s->result = TL_ERROR;
+		s->reason = xstrdup("no KTAP result lines");
+	} else if (s->status == 4 || !s->n_ok) {
+		s->result = TL_SKIP;
+	} else {
+		s->result = TL_PASS;
+	}
 }
 
 void scenario_result_settle(struct scenario_result *sr)
@@ -106,7 +187,7 @@ static int rank(enum tl_result r)
 
 enum tl_exit_code run_exit_code(const struct run_result *r)
 {
-	int worst = rank(r->infra_result), skipped = 0;
+	int worst = r->infra_error ? rank(r->infra_result) : 0, skipped = 0;
 
 	if (r->crash_kind)
 		worst = rank(TL_CRASH);
@@ -116,6 +197,12 @@ enum tl_exit_code run_exit_code(const struct run_result *r)
 		if (k > worst)
 			worst = k;
 		skipped += r->s[i].result == TL_SKIP;
+	}
+	for (int i = 0; i < r->nsuites; i++) {
+		int k = rank(r->suites[i].result);
+
+		if (k > worst)
+			worst = k;
 	}
 	switch (worst) {
 	case 6:

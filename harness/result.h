@@ -35,10 +35,21 @@ struct scenario_result {
 	struct step_result *steps;	/* sc->nsteps entries */
 };
 
-/* A KTAP line that came from inside L1 (KUnit, probes). */
-struct ktap_line {
-	char *source;
-	char *line;
+/*
+ * A KTAP suite from inside L1: the kernel's KUnit suites and every program
+ * in L1's /usr/lib/tunlab/ktap/ (probes, module checks). Judged by its
+ * exit status (0 pass, 1 fail, 4 skip; -1 for KUnit, which has none) and
+ * by its top-level result lines.
+ */
+struct suite_result {
+	char *name;
+	enum tl_result result;
+	char *reason;
+	double ms;
+	int status;
+	int nlines;
+	char **lines;
+	int n_ok, n_notok, n_skip;
 };
 
 struct log_line {
@@ -66,8 +77,8 @@ struct run_result {
 	double ms;
 	int n;
 	struct scenario_result *s;
-	int nktap;
-	struct ktap_line *ktap;
+	int nsuites;
+	struct suite_result *suites;
 	int nlogs;
 	struct log_line *logs;
 	/* L1-level problems, outside any one scenario */
@@ -82,6 +93,11 @@ enum tl_result tl_result_from_name(const char *s);
 
 void run_init(struct run_result *r, const struct scenario *const *plan, int n);
 void run_free(struct run_result *r);
+
+/* The suite called @name, created if new. */
+struct suite_result *run_suite(struct run_result *r, const char *name);
+/* Judge a suite once all its lines and its exit status are in. */
+void suite_result_judge(struct suite_result *s);
 
 /* Derive the scenario's result from its steps (if not set explicitly). */
 void scenario_result_settle(struct scenario_result *sr);

@@ -45,6 +45,9 @@ static void usage(FILE *out)
 	      "  --cpus N, --mem MB   L1's size (default 2, 2048)\n"
 	      "  --console            show L1's console as it runs\n"
 	      "  --append ARGS        add to L1's kernel command line (e.g. tunlab.l2cpu=host)\n"
+	      "  --ktap NAME[:ARG,..] run only these KTAP programs in L1, with these arguments\n"
+	      "                       (repeatable; default: all of them, no arguments)\n"
+	      "  --no-scenarios       run no scenario, only KUnit and the KTAP programs\n"
 	      "environment: ACCEL=tcg|kvm (default: automatic), QEMU, QBOOT\n\n"
 	      "exit status: 0 all passed, 1 a scenario failed, 2 usage or invalid scenario,\n"
 	      "3 the lab could not be set up, 4 everything skipped, 124 timeout,\n"
@@ -128,16 +131,6 @@ static void write_logs(const struct run_result *r, const char *dir)
 		}
 		free(path);
 	}
-	if (r->nktap) {
-		struct sbuf sb = { 0 };
-		char *path = xasprintf("%s/kernel.ktap", dir);
-
-		for (int i = 0; i < r->nktap; i++)
-			sbuf_printf(&sb, "%s\n", r->ktap[i].line);
-		write_file(path, sb.buf, sb.len);
-		sbuf_free(&sb);
-		free(path);
-	}
 }
 
 static void write_reports(const struct run_result *r, void *ctx)
@@ -188,6 +181,8 @@ int main(int argc, char **argv)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "console", no_argument, NULL, 'C' },
 		{ "append", required_argument, NULL, 'a' },
+		{ "ktap", required_argument, NULL, 'K' },
+		{ "no-scenarios", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -209,6 +204,8 @@ int main(int argc, char **argv)
 	struct run_result r;
 	struct suite suite;
 	char *cpuinfo, *run_dir, *id, **paths;
+	struct sbuf append = { 0 }, ktap = { 0 };
+	bool no_scenarios = false;
 	int c, npaths, code;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -224,7 +221,15 @@ int main(int argc, char **argv)
 		case 'p': o.lab.cpus = parse_int(optarg, "--cpus", 1, 64); break;
 		case 'm': o.lab.mem_mb = parse_int(optarg, "--mem", 256, 65536); break;
 		case 'C': o.lab.show_console = true; break;
-		case 'a': o.lab.cmdline_extra = optarg; break;
+		case 'a': sbuf_printf(&append, "%s%s", append.len ? " " : "", optarg); break;
+		case 'K':
+			if (!*optarg || strpbrk(optarg, " ;\t")) {
+				fprintf(stderr, "tunlab: --ktap NAME[:ARG,ARG...]: no spaces or ';' in '%s'\n", optarg);
+				return TL_EXIT_USAGE;
+			}
+			sbuf_printf(&ktap, "%s%s", ktap.len ? ";" : "", optarg);
+			break;
+		case 'N': no_scenarios = true; break;
 		case 'h': usage(stdout); return TL_EXIT_PASS;
 		default: usage(stderr); return TL_EXIT_USAGE;
 		}
@@ -235,6 +240,9 @@ int main(int argc, char **argv)
 		o.lab.bios = getenv("QBOOT");
 	paths = optind < argc ? argv + optind : default_paths;
 	npaths = optind < argc ? argc - optind : 1;
+	if (ktap.len)
+		sbuf_printf(&append, "%stunlab.ktap=%s", append.len ? " " : "", ktap.buf);
+	o.lab.cmdline_extra = append.buf;
 
 	/* every file is valid before anything boots */
 	if (suite_load(&suite, paths, npaths, &diags)) {
@@ -245,6 +253,8 @@ int main(int argc, char **argv)
 		suite_free(&suite);
 		return TL_EXIT_USAGE;
 	}
+	if (no_scenarios)
+		suite.n = 0;
 	if (o.list || o.check) {
 		if (o.list)
 			list_plan(&suite);
@@ -311,5 +321,7 @@ int main(int argc, char **argv)
 	run_free(&r);
 	free(run_dir);
 	suite_free(&suite);
+	sbuf_free(&append);
+	sbuf_free(&ktap);
 	return code;
 }

@@ -32,6 +32,7 @@ struct parser {
 	struct scn_file *file;
 	struct scenario *cur;
 	int errors;
+	int errors_at_scenario;	/* errors before the current scenario began */
 };
 
 static void diag(struct parser *p, int col, const char *fmt, ...)
@@ -589,7 +590,8 @@ static void finish_scenario(struct parser *p)
 	struct scenario *s = p->cur;
 	int line = p->line;
 
-	if (s && !s->nsteps) {
+	/* a scenario whose steps were all wrong has been reported already */
+	if (s && !s->nsteps && p->errors == p->errors_at_scenario) {
 		p->line = s->line;
 		diag(p, 1, "scenario '%s' has no steps", s->title);
 		p->line = line;
@@ -620,6 +622,7 @@ static void parse_directive_scenario(struct parser *p, const char *line,
 	s->index = f->nscenarios++;
 	s->title = xstrndup(from, (size_t)(to - from));
 	p->cur = s;
+	p->errors_at_scenario = p->errors;
 }
 
 static void parse_line(struct parser *p, const char *line)

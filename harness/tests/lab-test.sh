@@ -1,0 +1,106 @@
+#!/bin/bash
+# Lab integration tests: the real runner booting the real lab. Each test
+# states what a user would notice; the output is KTAP and ends with
+# "N passed, N failed".
+# usage: harness/tests/lab-test.sh RUNNER
+set -uo pipefail
+
+runner=${1:?usage: lab-test.sh RUNNER}
+results=$(mktemp -d /tmp/tunlab-labtest.XXXXXX)
+trap 'rm -rf "$results"' EXIT
+tests=(check_accepts_the_suite bad_scenario_stops_before_boot default_suite_passes
+	must_fail_scenario_fails_naming_its_step hung_l1_is_killed_at_its_timeout
+	crashed_l1_is_reported_as_a_crash images_are_reproducible)
+[ -d harness/probes ] && tests+=(kvm_probes_report_wrong_expectations)
+passed=0 failed=0 n=0
+
+run() { # run EXPECTED_STATUS ARGS...: the runner's status must match
+	local want=$1; shift
+	out=$("$runner" --results "$results" "$@" 2>&1); status=$?
+	if [ "$status" != "$want" ]; then
+		echo "$out" | tail -25 | sed 's/^/    # /'
+		echo "    # tunlab $*: exit status $status, expected $want"
+		return 1
+	fi
+}
+
+expect_in() { # expect_in FILE TEXT
+	grep -qF -- "$2" "$1" || { echo "    # $1 does not contain: $2"; return 1; }
+}
+
+check_accepts_the_suite() {
+	run 0 --check host-scenarios && [[ $out == *"valid"* ]]
+}
+
+bad_scenario_stops_before_boot() {
+	local dir=$results/bad
+	mkdir -p "$dir"
+	printf 'scenario broken\nas root create tap lab0 presist => ok\n' > "$dir/broken.scn"
+	run 2 "$dir" || return 1
+	[[ $out == *"$dir/broken.scn:2:25: error: create: unknown option 'presist'"* ]] ||
+		{ echo "    # no file:line:col diagnostic in: $out"; return 1; }
+	[ ! -e "$results/latest" ] || { echo "    # a run folder was created"; return 1; }
+}
+
+default_suite_passes() {
+	run 0 host-scenarios || return 1
+	local r=$results/latest
+	expect_in "$r/summary.txt" "0 failed" && expect_in "$r/report.ktap" "KTAP version 1" &&
+		expect_in "$r/l1-console.log" "tunlab-init: run_scenarios" &&
+		ls "$r"/l2-*-vm1.log >/dev/null
+}
+
+must_fail_scenario_fails_naming_its_step() {
+	run 1 host-scenarios/selftest || return 1
+	local s=$results/latest/summary.txt
+	expect_in "$s" "fail         " && expect_in "$s" "2. as 1000   create tap lab8" &&
+		expect_in "$s" "ioctl(TUNSETIFF, lab8): Operation not permitted (EPERM); expected ok" &&
+		expect_in "$results/latest/report.ktap" "    not ok 2 as 1000   create tap lab8" &&
+		expect_in "$s" "1 scenarios: 0 passed, 1 failed"
+}
+
+hung_l1_is_killed_at_its_timeout() {
+	# an init that never reaches the executor: L1 hangs, as far as L0 can tell
+	run 124 --boot-timeout 20 --append rdinit=/bin/cat host-scenarios/persist/owner-dac.scn &&
+		expect_in "$results/latest/summary.txt" "L1 did not reach the executor within 20 s"
+}
+
+crashed_l1_is_reported_as_a_crash() {
+	# init exits at once: the kernel panics ("Attempted to kill init")
+	run 125 --append rdinit=/bin/true host-scenarios/persist/owner-dac.scn &&
+		expect_in "$results/latest/summary.txt" "Kernel panic - not syncing: Attempted to kill init"
+}
+
+images_are_reproducible() {
+	local t=$results/images
+	mkdir -p "$t"
+	guest-image/build-l2.sh "$t/l2.cpio" "$t/l2.root" &&
+	cmp "$t/l2.cpio" build/images/l2.cpio &&
+	guest-image/build-l1.sh "$t/l1.cpio" "$t/l1.root" build/kernel/bzImage \
+		build/images/l2.cpio build/harness &&
+	cmp "$t/l1.cpio" build/images/l1.cpio
+}
+
+kvm_probes_report_wrong_expectations() {
+	run 1 --no-scenarios --ktap kvm-probes:--wrong || return 1
+	expect_in "$results/latest/summary.txt" "kvm-probes: 0 ok" &&
+		! grep -q "^    ok [0-9]* \(ioeventfd\|irqfd\|realmode\)" "$results/latest/report.ktap"
+}
+
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	rm -f "$results/latest"
+	t0=$(date +%s.%N)
+	if "$t"; then
+		echo "# $t took $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
+		echo "ok $n $t"
+		passed=$((passed + 1))
+	else
+		echo "not ok $n $t"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

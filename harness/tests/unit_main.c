@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The unit tests of the harness, declared as data. usage: unit-tests [DATA_DIR] */
+#include "check.h"
+
+#define TESTS(X)							\
+	X(test_parse_full_scenario)					\
+	X(test_parse_uid_actor_defaults_gid_to_uid)			\
+	X(test_parse_several_scenarios_per_file)			\
+	X(test_parse_reports_every_error_not_just_the_first)		\
+	X(test_parse_crlf_and_tabs)					\
+	X(test_parse_unreadable_file)					\
+	X(test_errno_names_round_trip)					\
+	X(test_malformed_corpus)					\
+	X(test_qemu_argv_tcg_has_no_nic_no_reboot_and_panics_out)	\
+	X(test_qemu_argv_kvm_uses_host_cpu_and_smoke_flag)		\
+	X(test_accel_without_vmx_svm_is_tcg_without_a_smoke_boot)	\
+	X(test_accel_svm_with_working_kvm_is_kvm)			\
+	X(test_accel_vmx_with_broken_kvm_falls_back_to_tcg)		\
+	X(test_accel_flag_must_be_a_whole_word)				\
+	X(test_accel_override)						\
+	X(test_console_scan_recorded_reports)				\
+	X(test_console_scan_ignores_clean_logs_and_user_space)		\
+	X(test_proto_round_trip_escapes_tabs_newlines_backslashes)	\
+	X(test_bundle_is_a_cpio_the_system_tool_lists)			\
+	X(test_exit_code_contract)					\
+	X(test_failed_suite_fails_the_run)				\
+	X(test_reports_name_the_failing_step)
+
+#define DECLARE(name) void name(void);
+#define ENTRY(name) { #name, name },
+
+TESTS(DECLARE)
+
+static const struct unit_test tests[] = { TESTS(ENTRY) };
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		check_data_dir = argv[1];
+	return check_run(tests, (int)(sizeof(tests) / sizeof(tests[0])));
+}
