@@ -61,6 +61,12 @@ test: deps
 lab-test: build
 	@harness/tests/lab-test.sh $(HARNESS_RUNNER)
 
+# --- speed ----------------------------------------------------------------------
+.PHONY: bench
+bench: deps
+	@$(MAKE) --no-print-directory build
+	@harness/bench.sh $(HARNESS_RUNNER)
+
 .PHONY: clean FORCE
 clean:
 	rm -rf $(BUILD)
