@@ -8,7 +8,8 @@
 #
 # usage: kernel/build.sh OUT_BZIMAGE
 # env:   KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
-#        KERNEL_CONFIGS (fragments; default kernel/config/*.config)
+#        KERNEL_CONFIGS (fragments; default kernel/config/*.config),
+#        KERNEL_PATCH_DIR (default kernel/patches)
 set -euo pipefail
 
 out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
@@ -19,7 +20,7 @@ cache=${TUNLAB_CACHE:-/var/cache/tunlab}
 jobs=${KERNEL_JOBS:-$(nproc)}
 read -r -a fragments <<< "${KERNEL_CONFIGS:-$(ls "$here"/config/*.config | LC_ALL=C sort | tr '\n' ' ')}"
 shopt -s nullglob
-patches=("$here"/patches/*.patch)
+patches=("${KERNEL_PATCH_DIR:-$here/patches}"/*.patch)
 shopt -u nullglob
 
 say() { printf 'kernel: %s\n' "$*"; }
