@@ -187,7 +187,7 @@ static void describe(const struct scn_step *st, const struct outcome *oc, bool o
 	char got[96];
 
 	if (ok) {
-		sbuf_puts(msg, oc->detail[0] ? oc->detail : oc->what);
+		sbuf_puts(msg, oc->detail);
 		return;
 	}
 	sbuf_printf(msg, "%s: %s; expected %s", oc->what, err_text(oc->err, got, sizeof(got)),

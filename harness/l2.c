@@ -10,6 +10,7 @@
 #include "proto.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -170,6 +171,101 @@ static void read_tail(const char *path, char *out, size_t size)
 	free(text);
 }
 
+/*
+ * Evidence of how a guest's NIC is wired: KVM's own counters for the VM
+ * (debugfs kvm/<pid>-<fd>/), the eventfds its QEMU holds (ioeventfds for
+ * the virtio queues, irqfds for the MSI-X vectors) and vhost's worker.
+ */
+struct kvm_counters {
+	bool found;
+	unsigned long long exits, io_exits, mmio_exits, irq_injections;
+};
+
+static unsigned long long read_counter(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name), *text = read_file(path, NULL);
+	unsigned long long v = text ? strtoull(text, NULL, 10) : 0;
+
+	free(text);
+	free(path);
+	return v;
+}
+
+static void kvm_counters(pid_t pid, struct kvm_counters *c)
+{
+	char prefix[32];
+	struct dirent *e;
+	DIR *d = opendir("/sys/kernel/debug/kvm");
+
+	memset(c, 0, sizeof(*c));
+	snprintf(prefix, sizeof(prefix), "%d-", (int)pid);
+	while (d && (e = readdir(d))) {
+		char *dir;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		dir = xasprintf("/sys/kernel/debug/kvm/%s", e->d_name);
+		c->found = true;
+		c->exits = read_counter(dir, "exits");
+		c->io_exits = read_counter(dir, "io_exits");
+		c->mmio_exits = read_counter(dir, "mmio_exits");
+		c->irq_injections = read_counter(dir, "irq_injections");
+		free(dir);
+		break;
+	}
+	if (d)
+		closedir(d);
+}
+
+static int count_eventfds(pid_t pid)
+{
+	char *dir = xasprintf("/proc/%d/fd", (int)pid), link[64];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		ssize_t len = readlink(path, link, sizeof(link) - 1);
+
+		if (len > 0) {
+			link[len] = '\0';
+			n += !strcmp(link, "anon_inode:[eventfd]");
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return n;
+}
+
+/* vhost-net's worker is a kernel thread named "vhost-<owner pid>". */
+static bool has_vhost_worker(pid_t pid)
+{
+	char want[32];
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+	bool found = false;
+
+	snprintf(want, sizeof(want), "vhost-%d", (int)pid);
+	while (!found && d && (e = readdir(d))) {
+		char *path, *comm;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		path = xasprintf("/proc/%s/comm", e->d_name);
+		comm = read_file(path, NULL);
+		found = comm && !strncmp(comm, want, strlen(want)) &&
+			(comm[strlen(want)] == '\n' || !comm[strlen(want)]);
+		free(comm);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
 {
 	const char *name = st->argv[0];
@@ -258,8 +354,10 @@ void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		if (!strncmp(line, "ready", 5))
 			break;
 	}
-	snprintf(oc->detail, sizeof(oc->detail), "%s ready in %.2f s (%s)", name,
-		 (now_ms() - t0) / 1000.0, line);
+	snprintf(oc->detail, sizeof(oc->detail),
+		 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s", name,
+		 (now_ms() - t0) / 1000.0, line, count_eventfds(vm->pid),
+		 has_vhost_worker(vm->pid) ? "running" : "absent");
 	return;
 
 qemu_died:
@@ -280,6 +378,7 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 	const char *count = scn_arg(st, "count");
 	int cnt = count ? atoi(count) : 3;
 	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0;
+	struct kvm_counters before, after;
 	struct sbuf out = { 0 };
 	char line[256], *cmd;
 
@@ -289,6 +388,7 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		outcome_set(oc, ENODEV, "l2 ping: %s is not running", st->argv[0]);
 		return;
 	}
+	kvm_counters(vm->pid, &before);
 	cmd = xasprintf("ping %s %d\n", st->argv[1], cnt);
 	if (write(vm->ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
 		outcome_set(oc, errno, "l2 ping: write to %s's agent", vm->name);
@@ -314,6 +414,14 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		    strstr(line, "bad address") || strstr(line, "unreachable"))
 			sbuf_printf(&out, "%s%s", out.len ? "; " : "", line);
 	}
+	kvm_counters(vm->pid, &after);
+	/* what the traffic cost in exits: virtio kicks through ioeventfd and
+	 * MSI-X through irqfd never reach QEMU as io/mmio exits */
+	if (before.found && after.found)
+		sbuf_printf(&out, "; KVM during the ping: exits +%llu, io_exits +%llu, mmio_exits +%llu, irq_injections +%llu",
+			    after.exits - before.exits, after.io_exits - before.io_exits,
+			    after.mmio_exits - before.mmio_exits,
+			    after.irq_injections - before.irq_injections);
 	snprintf(oc->detail, sizeof(oc->detail), "%s", out.buf);
 	sbuf_free(&out);
 }

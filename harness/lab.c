@@ -249,9 +249,8 @@ static void console_line(struct boot *b, const char *line)
 static void print_step(const struct scenario *sc, int step, const struct step_result *st)
 {
 	say("  %-5s %7.2fs  %d. %s%s%s\n", tl_result_name(st->result), st->ms / 1000.0,
-	    step + 1, sc->steps[step].text,
-	    st->result != TL_PASS && st->msg && *st->msg ? "\n                  # " : "",
-	    st->result != TL_PASS && st->msg ? st->msg : "");
+	    step + 1, sc->steps[step].text, st->msg && *st->msg ? "\n                  # " : "",
+	    st->msg ? st->msg : "");
 }
 
 static int done_count(const struct run_result *r)

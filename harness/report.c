@@ -56,7 +56,7 @@ char *report_summary_text(const struct run_result *r)
 
 			sbuf_printf(&sb, "  %-6s %8.2fs    %d. %s\n", step_cell(sr, j),
 				    st->ms / 1000.0, j + 1, sr->sc->steps[j].text);
-			if (st->msg && *st->msg && st->result != TL_PASS)
+			if (st->msg && *st->msg)
 				sbuf_printf(&sb, "%-8s %9s       # %s\n", "", "", st->msg);
 		}
 	}
