@@ -18,9 +18,10 @@ include kernel/kernel.mk
 include guest-image/image.mk
 
 # --- prerequisites ----------------------------------------------------------
+# jq and xmllint let the tests check report.json and junit.xml
 DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 	expect libvirt-dev gcc make libc6-dev bc bison flex libelf-dev \
-	libssl-dev cpio xz-utils git perl
+	libssl-dev cpio xz-utils git perl jq libxml2-utils
 
 .PHONY: deps
 deps:

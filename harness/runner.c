@@ -137,7 +137,8 @@ static void write_reports(const struct run_result *r, void *ctx)
 {
 	const char *dir = ctx;
 
-	if (report_write_summary(r, dir) < 0 || report_write_ktap(r, dir) < 0)
+	if (report_write_summary(r, dir) < 0 || report_write_ktap(r, dir) < 0 ||
+	    report_write_junit(r, dir) < 0 || report_write_json(r, dir) < 0)
 		fprintf(stderr, "tunlab: cannot write the report in %s: %s\n", dir,
 			strerror(errno));
 }

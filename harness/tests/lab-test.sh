@@ -95,7 +95,19 @@ must_fail_scenario_fails_naming_its_step() {
 	expect_in "$s" "fail         " && expect_in "$s" "2. as 1000   create tap lab8" &&
 		expect_in "$s" "ioctl(TUNSETIFF, lab8): Operation not permitted (EPERM); expected ok" &&
 		expect_in "$results/latest/report.ktap" "    not ok 2 as 1000   create tap lab8" &&
-		expect_in "$s" "1 scenarios: 0 passed, 1 failed"
+		expect_in "$s" "1 scenarios: 0 passed, 1 failed" &&
+		machine_reports_agree "$results/latest"
+}
+
+machine_reports_agree() { # report.json and junit.xml say what summary.txt says
+	xmllint --noout "$1/junit.xml" &&
+	[ "$(xmllint --xpath 'string(/testsuites/@failures)' "$1/junit.xml")" = 1 ] &&
+	xmllint --xpath 'string(//testcase/failure/@message)' "$1/junit.xml" |
+		grep -qF "step 2 (line 9): as 1000   create tap lab8" &&
+	jq -e '.run.exit_status == 1 and .scenarios[0].result == "fail" and
+		.scenarios[0].steps[1].result == "fail" and .scenarios[0].steps[2].result == "notrun" and
+		(.scenarios[0].steps[1].message | test("EPERM"))' "$1/report.json" >/dev/null ||
+		{ echo "    # junit.xml or report.json disagree with the summary"; return 1; }
 }
 
 hung_l1_is_killed_at_its_timeout() {

@@ -24,7 +24,8 @@
 	X(test_bundle_is_a_cpio_the_system_tool_lists)			\
 	X(test_exit_code_contract)					\
 	X(test_failed_suite_fails_the_run)				\
-	X(test_reports_name_the_failing_step)
+	X(test_reports_name_the_failing_step)				\
+	X(test_machine_reports_escape_what_they_quote)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },

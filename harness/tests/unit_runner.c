@@ -383,3 +383,26 @@ void test_reports_name_the_failing_step(void)
 	rmdir(dir);
 	run_free(&r);
 }
+
+void test_machine_reports_escape_what_they_quote(void)
+{
+	struct scenario sc[2];
+	struct scn_step steps[2];
+	struct run_result r;
+	char *x, *j;
+
+	make_run(&r, sc, steps);
+	r.s[0].steps[0] = (struct step_result){ TL_FAIL, 1, xstrdup("a <b> & \"c\"\n\001d\\") };
+	r.s[0].result = TL_FAIL;
+	r.s[1].result = TL_PASS;
+	x = report_junit_text(&r);
+	j = report_json_text(&r);
+	CHECK_CONTAINS(x, "<failure message=\"step 1 (line 3): as root create tap lab0 =&gt; ok\" type=\"fail\">a &lt;b&gt; &amp; &quot;c&quot;\nd\\</failure>");
+	CHECK_CONTAINS(x, "tests=\"2\" failures=\"1\"");
+	CHECK_CONTAINS(j, "\"message\": \"a <b> & \\\"c\\\"\\n\\u0001d\\\\\"");
+	CHECK_CONTAINS(j, "\"schema\": \"tunlab-report/1\"");
+	CHECK_CONTAINS(j, "\"exit_status\": 1");
+	free(x);
+	free(j);
+	run_free(&r);
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Machine-readable reports over the one result model: junit.xml (one
+ * testcase per scenario and per L1 suite, for CI systems) and report.json
+ * (schema "tunlab-report/1", documented in results/README.md).
+ */
+#include "result.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* XML 1.0 text: escape markup, drop control characters it cannot carry. */
+static void xml_text(struct sbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': sbuf_puts(sb, "&amp;"); break;
+		case '<': sbuf_puts(sb, "&lt;"); break;
+		case '>': sbuf_puts(sb, "&gt;"); break;
+		case '"': sbuf_puts(sb, "&quot;"); break;
+		case '\'': sbuf_puts(sb, "&apos;"); break;
+		default:
+			if (c >= 0x20 || c == '\t' || c == '\n')
+				sbuf_add(sb, s, 1);
+		}
+	}
+}
+
+static void json_str(struct sbuf *sb, const char *s)
+{
+	if (!s) {
+		sbuf_puts(sb, "null");
+		return;
+	}
+	sbuf_puts(sb, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sbuf_printf(sb, "\\%c", c);
+		else if (c == '\n')
+			sbuf_puts(sb, "\\n");
+		else if (c == '\t')
+			sbuf_puts(sb, "\\t");
+		else if (c < 0x20)
+			sbuf_printf(sb, "\\u%04x", c);
+		else
+			sbuf_add(sb, s, 1);
+	}
+	sbuf_puts(sb, "\"");
+}
+
+/* The first step that did not pass, with its message: why a case failed. */
+static const struct step_result *first_bad_step(const struct scenario_result *sr, int *idx)
+{
+	for (int i = 0; i < sr->sc->nsteps; i++) {
+		enum tl_result r = sr->steps[i].result;
+
+		if (r != TL_PASS && r != TL_NOTRUN && r != TL_SKIP) {
+			*idx = i;
+			return &sr->steps[i];
+		}
+	}
+	return NULL;
+}
+
+static void junit_outcome(struct sbuf *sb, enum tl_result r, const char *message,
+			  const char *body)
+{
+	const char *tag = r == TL_FAIL ? "failure" : r == TL_SKIP ? "skipped" : "error";
+
+	if (r == TL_PASS)
+		return;
+	sbuf_printf(sb, "      <%s message=\"", tag);
+	xml_text(sb, message ? message : tl_result_name(r));
+	sbuf_printf(sb, "\" type=\"%s\"", tl_result_name(r));
+	if (body && *body) {
+		sbuf_puts(sb, ">");
+		xml_text(sb, body);
+		sbuf_printf(sb, "</%s>\n", tag);
+	} else {
+		sbuf_puts(sb, "/>\n");
+	}
+}
+
+char *report_junit_text(const struct run_result *r)
+{
+	struct sbuf sb = { 0 };
+	int fail = 0, err = 0, skip = 0, sfail = 0, serr = 0, sskip = 0;
+	double sms = 0;
+
+	for (int i = 0; i < r->n; i++) {
+		enum tl_result x = r->s[i].result;
+
+		fail += x == TL_FAIL || x == TL_NOTRUN;
+		err += x == TL_ERROR || x == TL_TIMEOUT || x == TL_CRASH;
+		skip += x == TL_SKIP;
+	}
+	for (int i = 0; i < r->nsuites; i++) {
+		enum tl_result x = r->suites[i].result;
+
+		sfail += x == TL_FAIL;
+		serr += x == TL_ERROR;
+		sskip += x == TL_SKIP;
+		sms += r->suites[i].ms;
+	}
+	sbuf_puts(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	sbuf_printf(&sb, "<testsuites name=\"tunlab\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+		    r->n + r->nsuites, fail + sfail, err + serr, skip + sskip, r->ms / 1000.0);
+	sbuf_printf(&sb, "  <testsuite name=\"scenarios\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+		    r->n, fail, err, skip, r->ms / 1000.0);
+	for (int i = 0; i < r->n; i++) {
+		const struct scenario_result *sr = &r->s[i];
+		const struct step_result *bad;
+		struct sbuf msg = { 0 }, out = { 0 };
+		int k = 0;
+
+		sbuf_puts(&sb, "    <testcase classname=\"");
+		xml_text(&sb, sr->sc->file);
+		sbuf_puts(&sb, "\" name=\"");
+		xml_text(&sb, sr->sc->title);
+		sbuf_printf(&sb, "\" file=\"");
+		xml_text(&sb, sr->sc->file);
+		sbuf_printf(&sb, "\" line=\"%d\" time=\"%.3f\">\n", sr->sc->line, sr->ms / 1000.0);
+		bad = first_bad_step(sr, &k);
+		if (bad)
+			sbuf_printf(&msg, "step %d (line %d): %s", k + 1, sr->sc->steps[k].line,
+				    sr->sc->steps[k].text);
+		else
+			sbuf_puts(&msg, sr->reason ? sr->reason : tl_result_name(sr->result));
+		junit_outcome(&sb, sr->result == TL_NOTRUN ? TL_FAIL : sr->result, msg.buf,
+			      bad ? bad->msg : sr->reason);
+		for (int j = 0; j < sr->sc->nsteps; j++)
+			sbuf_printf(&out, "%-7s %8.0f ms  %d. %s\n", tl_result_name(sr->steps[j].result),
+				    sr->steps[j].ms, j + 1, sr->sc->steps[j].text);
+		if (out.len) {
+			sbuf_puts(&sb, "      <system-out>");
+			xml_text(&sb, out.buf);
+			sbuf_puts(&sb, "</system-out>\n");
+		}
+		sbuf_puts(&sb, "    </testcase>\n");
+		sbuf_free(&msg);
+		sbuf_free(&out);
+	}
+	sbuf_puts(&sb, "  </testsuite>\n");
+	sbuf_printf(&sb, "  <testsuite name=\"l1-ktap\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+		    r->nsuites, sfail, serr, sskip, sms / 1000.0);
+	for (int i = 0; i < r->nsuites; i++) {
+		const struct suite_result *su = &r->suites[i];
+		struct sbuf out = { 0 };
+
+		sbuf_puts(&sb, "    <testcase classname=\"l1-ktap\" name=\"");
+		xml_text(&sb, su->name);
+		sbuf_printf(&sb, "\" time=\"%.3f\">\n", su->ms / 1000.0);
+		for (int j = 0; j < su->nlines; j++)
+			sbuf_printf(&out, "%s\n", su->lines[j]);
+		junit_outcome(&sb, su->result, su->reason, NULL);
+		sbuf_puts(&sb, "      <system-out>");
+		xml_text(&sb, out.buf);
+		sbuf_puts(&sb, "</system-out>\n    </testcase>\n");
+		sbuf_free(&out);
+	}
+	sbuf_puts(&sb, "  </testsuite>\n</testsuites>\n");
+	return sb.buf;
+}
+
+char *report_json_text(const struct run_result *r)
+{
+	struct sbuf sb = { 0 };
+
+	sbuf_puts(&sb, "{\n  \"schema\": \"tunlab-report/1\",\n  \"run\": {\"id\": ");
+	json_str(&sb, r->id);
+	sbuf_puts(&sb, ", \"kernel\": ");
+	json_str(&sb, r->kernel);
+	sbuf_puts(&sb, ", \"accelerator\": ");
+	json_str(&sb, r->accel);
+	sbuf_puts(&sb, ", \"accelerator_reason\": ");
+	json_str(&sb, r->accel_reason);
+	sbuf_printf(&sb, ", \"duration_ms\": %.1f, \"exit_status\": %d, \"lab_error\": ",
+		    r->ms, run_exit_code(r));
+	json_str(&sb, r->infra_error);
+	sbuf_puts(&sb, ", \"kernel_report\": ");
+	if (r->crash_kind) {
+		sbuf_puts(&sb, "{\"kind\": ");
+		json_str(&sb, r->crash_kind);
+		sbuf_puts(&sb, ", \"excerpt\": ");
+		json_str(&sb, r->crash_excerpt);
+		sbuf_puts(&sb, "}");
+	} else {
+		sbuf_puts(&sb, "null");
+	}
+	sbuf_puts(&sb, "},\n  \"scenarios\": [");
+	for (int i = 0; i < r->n; i++) {
+		const struct scenario_result *sr = &r->s[i];
+
+		sbuf_puts(&sb, i ? ",\n    {" : "\n    {");
+		sbuf_puts(&sb, "\"file\": ");
+		json_str(&sb, sr->sc->file);
+		sbuf_printf(&sb, ", \"line\": %d, \"title\": ", sr->sc->line);
+		json_str(&sb, sr->sc->title);
+		sbuf_puts(&sb, ", \"tags\": [");
+		for (int t = 0; t < sr->sc->ntags; t++) {
+			if (t)
+				sbuf_puts(&sb, ", ");
+			json_str(&sb, sr->sc->tags[t]);
+		}
+		sbuf_printf(&sb, "], \"result\": \"%s\", \"duration_ms\": %.1f, \"reason\": ",
+			    tl_result_name(sr->result), sr->ms);
+		json_str(&sb, sr->reason);
+		sbuf_puts(&sb, ",\n     \"steps\": [");
+		for (int j = 0; j < sr->sc->nsteps; j++) {
+			const struct step_result *st = &sr->steps[j];
+
+			sbuf_printf(&sb, "%s\n       {\"n\": %d, \"line\": %d, \"text\": ", j ? "," : "",
+				    j + 1, sr->sc->steps[j].line);
+			json_str(&sb, sr->sc->steps[j].text);
+			sbuf_printf(&sb, ", \"result\": \"%s\", \"duration_ms\": %.1f, \"message\": ",
+				    tl_result_name(st->result), st->ms);
+			json_str(&sb, st->msg);
+			sbuf_puts(&sb, "}");
+		}
+		sbuf_puts(&sb, "]}");
+	}
+	sbuf_puts(&sb, "\n  ],\n  \"suites\": [");
+	for (int i = 0; i < r->nsuites; i++) {
+		const struct suite_result *su = &r->suites[i];
+
+		sbuf_puts(&sb, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		json_str(&sb, su->name);
+		sbuf_printf(&sb, ", \"result\": \"%s\", \"status\": %d, \"duration_ms\": %.1f, \"ok\": %d, \"not_ok\": %d, \"skipped\": %d, \"reason\": ",
+			    tl_result_name(su->result), su->status, su->ms, su->n_ok, su->n_notok,
+			    su->n_skip);
+		json_str(&sb, su->reason);
+		sbuf_puts(&sb, "}");
+	}
+	sbuf_puts(&sb, "\n  ]\n}\n");
+	return sb.buf;
+}
+
+static int write_text(const char *dir, const char *file, char *text)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	int ret = write_file(path, text, strlen(text)), err = errno;
+
+	free(path);
+	free(text);
+	errno = err;
+	return ret;
+}
+
+int report_write_junit(const struct run_result *r, const char *dir)
+{
+	return write_text(dir, "junit.xml", report_junit_text(r));
+}
+
+int report_write_json(const struct run_result *r, const char *dir)
+{
+	return write_text(dir, "report.json", report_json_text(r));
+}
