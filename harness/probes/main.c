@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvm-probes - check KVM's ioeventfd, irqfd and real-mode behaviour by
+ * driving /dev/kvm directly with tiny guests of our own.
+ *
+ * Usage: kvm-probes [--bench] [--wrong] [PROBE...]
+ *
+ * Prints KTAP v1, one top-level test per probe. Exit status: 0 every probe
+ * passed (or skipped a part it cannot run here), 1 a check failed, 2 a
+ * probe's setup broke (KTAP ERROR), 4 every probe was skipped.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "probes.h"
+#include "vm.h"
+
+static const struct probe {
+	const char *name;
+	void (*run)(struct ktap *t, const struct probe_opts *o);
+} probes[] = {
+	{ "ioeventfd", probe_ioeventfd },
+	{ "irqfd", probe_irqfd },
+	{ "realmode", probe_realmode },
+};
+
+double probe_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kvm-probes [--bench] [--wrong] [PROBE...]\nprobes:");
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		fprintf(f, " %s", probes[i].name);
+	fprintf(f, "\n");
+}
+
+int main(int argc, char **argv)
+{
+	bool selected[ARRAY_SIZE(probes)] = { false }, any_selected = false;
+	int n_run = 0, n_fail = 0, n_broken = 0, n_skip = 0, index = 0;
+	struct probe_opts o = { false, false };
+	const char *missing;
+
+	for (int i = 1; i < argc; i++) {
+		size_t p;
+
+		if (!strcmp(argv[i], "--bench")) {
+			o.bench = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--wrong")) {
+			o.wrong = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		for (p = 0; p < ARRAY_SIZE(probes); p++)
+			if (!strcmp(argv[i], probes[p].name))
+				break;
+		if (p == ARRAY_SIZE(probes)) {
+			printf("# kvm-probes: unknown option or probe '%s'\n", argv[i]);
+			usage(stdout);
+			return 2;
+		}
+		selected[p] = any_selected = true;
+	}
+	for (size_t p = 0; p < ARRAY_SIZE(probes); p++)
+		n_run += !any_selected || selected[p];
+
+	printf("KTAP version 1\n1..%d\n", n_run);
+	if (o.wrong)
+		printf("# --wrong: guests skip their writes, every probe must fail\n");
+	missing = vm_kvm_missing();
+	for (size_t p = 0; p < ARRAY_SIZE(probes); p++) {
+		struct ktap t;
+		double t0;
+
+		if (any_selected && !selected[p])
+			continue;
+		ktap_begin(&t);
+		t0 = probe_now_ms();
+		if (missing)
+			ktap_skip_all(&t, "%s", missing);
+		else
+			probes[p].run(&t, &o);
+		if (o.bench)
+			ktap_diag(&t, "bench: %s run time %.1f ms", probes[p].name,
+				  probe_now_ms() - t0);
+		switch (ktap_end(&t, ++index, probes[p].name)) {
+		case KTAP_PASS:
+			break;
+		case KTAP_FAIL:
+			n_fail++;
+			break;
+		case KTAP_SKIP:
+			n_skip++;
+			break;
+		case KTAP_BROKEN:
+			n_broken++;
+			break;
+		}
+	}
+	printf("# kvm-probes: %d probes, %d failed, %d broken, %d skipped\n", n_run, n_fail,
+	       n_broken, n_skip);
+	if (n_broken)
+		return 2;
+	if (n_fail)
+		return 1;
+	return n_skip == n_run ? 4 : 0;
+}
