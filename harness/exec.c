@@ -199,8 +199,9 @@ static void describe(const struct scn_step *st, const struct outcome *oc, bool o
 }
 
 static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ctx *x,
-	const struct scn_step *st, struct sbuf *msg)
+	const struct scenario *sc, int step, struct sbuf *msg)
 {
+	const struct scn_step *st = &sc->steps[step];
 	struct outcome oc;
 	bool ok;
 
@@ -215,7 +216,7 @@ static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ct
 		act_l2_stop(x, st, &oc);
 		break;
 	default:
-		act_as_actor(st, &oc, x->step_timeout_s);
+		act_in_process(x, sc, step, &oc);
 		break;
 	}
 	ok = !oc.broken && expectation_met(st, &oc);
@@ -273,13 +274,14 @@ static void run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 		double ts = now_ms();
 
 		sbuf_puts(&msg, "");
-		worst = run_step(x, &sc->steps[i], &msg);
+		worst = run_step(x, sc, i, &msg);
 		emit_step(x, i, names[worst], now_ms() - ts, msg.buf);
 		sbuf_free(&msg);
 	}
 
 	/* teardown, whatever happened above */
 	vms_teardown(x);
+	procs_teardown(x);
 	sbuf_puts(&why, "");
 	links_cleanup(&before, &why);
 	links_free(&before);

@@ -33,18 +33,33 @@ struct vm {
 	bool used;
 };
 
+#define EXEC_MAX_PROCS 16
+
+/* A named actor process (as NAME=ACTOR) of the running scenario. */
+struct actor_proc {
+	char name[SCN_NAME_MAX];
+	pid_t pid;
+	int sock;
+};
+
 struct exec_ctx {
 	FILE *out;		/* results port */
 	int idx;		/* plan index of the running scenario */
 	struct vm vms[EXEC_MAX_VMS];
+	struct actor_proc procs[EXEC_MAX_PROCS];
 	int step_timeout_s;
 };
 
 void outcome_set(struct outcome *oc, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Run a TUN/iproute2 step as its actor, in a child process. */
-void act_as_actor(const struct scn_step *st, struct outcome *oc, int timeout_s);
+/* Run step @step of @sc (TUN, iproute2, handles) in its actor's process. */
+void act_in_process(struct exec_ctx *x, const struct scenario *sc, int step,
+		    struct outcome *oc);
+/* End every named process of the scenario, closing what it holds. */
+void procs_teardown(struct exec_ctx *x);
+/* Take on @a's namespaces, ids and capabilities; -1 with @why. */
+int become_actor(const struct scn_actor *a, char *why, size_t size);
 /* Nested guests. */
 void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);

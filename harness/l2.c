@@ -59,6 +59,20 @@ static const char *l2_cpu(void)
 	return cpu;
 }
 
+/* A locally administered MAC derived from the VM's name: guests on one
+ * bridge must not share QEMU's default address. */
+static const char *vm_mac(const char *name)
+{
+	static char mac[18];
+	unsigned int h = 2166136261u;
+
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(mac, sizeof(mac), "52:54:00:%02x:%02x:%02x", (h >> 16) & 0xff,
+		 (h >> 8) & 0xff, h & 0xff);
+	return mac;
+}
+
 static char **l2_argv(const struct scn_step *st, const char *dir)
 {
 	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
@@ -103,7 +117,7 @@ static char **l2_argv(const struct scn_step *st, const char *dir)
 			   scn_arg(st, "net"), vhost ? vhost : "on");
 	v[n++] = xstrdup("-device");
 	/* qboot loads the kernel itself: no option ROM needed */
-	v[n++] = xstrdup("virtio-net-pci,netdev=n0,romfile=");
+	v[n++] = xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", vm_mac(st->argv[0]));
 	return v;
 }
 
@@ -313,11 +327,8 @@ void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		if (null < 0 || err < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 		    dup2(err, 2) < 0)
 			_exit(127);
-		if (!st->actor.root &&
-		    (setgroups((size_t)st->actor.ngroups, st->actor.groups) < 0 ||
-		     setgid(st->actor.gid) < 0 || setuid(st->actor.uid) < 0)) {
-			fprintf(stderr, "cannot become uid %u: %s\n",
-				(unsigned int)st->actor.uid, strerror(errno));
+		if (become_actor(&st->actor, sock, sizeof(sock)) < 0) {
+			fprintf(stderr, "cannot become the actor: %s\n", sock);
 			_exit(127);
 		}
 		execvp(argv[0], argv);

@@ -136,6 +136,8 @@ static const char *const action_names[] = {
 	[SCN_DELETE] = "delete", [SCN_LINK] = "link",
 	[SCN_IP] = "ip", [SCN_L2_BOOT] = "l2 boot",
 	[SCN_L2_PING] = "l2 ping", [SCN_L2_STOP] = "l2 stop",
+	[SCN_CLOSE] = "close", [SCN_QUEUE] = "queue", [SCN_SET] = "set",
+	[SCN_SEND] = "send",
 };
 
 const char *scn_action_name(enum scn_action a)
@@ -219,51 +221,128 @@ static bool parse_uint_range(const char *s, long lo, long hi, long *out)
 	return true;
 }
 
-static void parse_actor(struct parser *p, const struct token *t, struct scn_actor *a)
+static bool valid_word(const char *s, size_t len)
 {
-	const char *s = t->s, *end = t->s + t->len, *sep;
+	if (!len || len >= SCN_NAME_MAX || !islower((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!islower((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) &&
+		    s[i] != '_' && s[i] != '-')
+			return false;
+	return true;
+}
+
+static const struct scn_actor *find_proc(const struct scenario *sc, const char *s, size_t len)
+{
+	for (int i = 0; i < sc->nprocs; i++)
+		if (strlen(sc->procs[i].proc) == len && !memcmp(sc->procs[i].proc, s, len))
+			return &sc->procs[i];
+	return NULL;
+}
+
+/* UID[:GID[,GID...]] or root, then +net_admin, +userns, +netns */
+static void parse_ids(struct parser *p, const char *s, const char *end, int col,
+		      struct scn_actor *a)
+{
+	const char *plus = memchr(s, '+', (size_t)(end - s)), *idend = plus ? plus : end;
+	const char *sep;
 	unsigned long v;
 
-	memset(a, 0, sizeof(*a));
-	if (tok_is(t, "root")) {
+	if ((size_t)(idend - s) == 4 && !memcmp(s, "root", 4)) {
 		a->root = true;
-		return;
-	}
-	sep = memchr(s, ':', t->len);
-	if (!parse_id(s, (size_t)((sep ? sep : end) - s), &v)) {
-		diag(p, t->col, "bad actor '%.*s': expected 'root' or UID[:GID[,GID...]]",
-		     (int)t->len, t->s);
-		return;
-	}
-	a->uid = (uid_t)v;
-	a->gid = (gid_t)v;
-	if (!sep)
-		return;
-	s = sep + 1;
-	for (int first = 1; s <= end; first = 0) {
-		const char *comma = memchr(s, ',', (size_t)(end - s));
-		const char *stop = comma ? comma : end;
+	} else {
+		sep = memchr(s, ':', (size_t)(idend - s));
+		if (!parse_id(s, (size_t)((sep ? sep : idend) - s), &v)) {
+			diag(p, col, "bad actor '%.*s': expected root, UID[:GID[,GID...]] or a process name",
+			     (int)(idend - s), s);
+			return;
+		}
+		a->uid = (uid_t)v;
+		a->gid = (gid_t)v;
+		for (const char *g = sep ? sep + 1 : NULL; g; ) {
+			const char *comma = memchr(g, ',', (size_t)(idend - g));
+			const char *stop = comma ? comma : idend;
 
-		if (!parse_id(s, (size_t)(stop - s), &v)) {
-			diag(p, t->col + (int)(s - t->s),
-			     "bad group id '%.*s' in actor: expected a decimal gid",
-			     (int)(stop - s), s);
-			return;
+			if (!parse_id(g, (size_t)(stop - g), &v)) {
+				diag(p, col + (int)(g - s),
+				     "bad group id '%.*s' in actor: expected a decimal gid",
+				     (int)(stop - g), g);
+				return;
+			}
+			if (g == sep + 1) {
+				a->gid = (gid_t)v;
+			} else if (a->ngroups == SCN_MAX_GROUPS) {
+				diag(p, col + (int)(g - s),
+				     "too many supplementary groups (at most %d)", SCN_MAX_GROUPS);
+				return;
+			} else {
+				a->groups[a->ngroups++] = (gid_t)v;
+			}
+			g = comma ? comma + 1 : NULL;
 		}
-		if (first) {
-			a->gid = (gid_t)v;
-		} else if (a->ngroups == SCN_MAX_GROUPS) {
-			diag(p, t->col + (int)(s - t->s),
-			     "too many supplementary groups (at most %d)",
-			     SCN_MAX_GROUPS);
-			return;
-		} else {
-			a->groups[a->ngroups++] = (gid_t)v;
-		}
-		if (!comma)
-			break;
-		s = comma + 1;
 	}
+	while (plus) {
+		const char *m = plus + 1, *next = memchr(m, '+', (size_t)(end - m));
+		size_t len = (size_t)((next ? next : end) - m);
+
+		if (len == 9 && !memcmp(m, "net_admin", 9))
+			a->net_admin = true;
+		else if (len == 6 && !memcmp(m, "userns", 6))
+			a->userns = true;
+		else if (len == 5 && !memcmp(m, "netns", 5))
+			a->netns = true;
+		else
+			diag(p, col + (int)(m - s),
+			     "unknown actor modifier '+%.*s': expected +net_admin, +userns or +netns",
+			     (int)len, m);
+		plus = next;
+	}
+	if (a->root && a->net_admin)
+		diag(p, col, "root always holds CAP_NET_ADMIN: '+net_admin' is for a UID");
+}
+
+/*
+ * as ACTOR | as NAME=ACTOR (a named process, kept across steps with its
+ * descriptors) | as NAME (that process again).
+ */
+static void parse_actor(struct parser *p, const struct token *t, struct scn_actor *a)
+{
+	const char *eq = memchr(t->s, '=', t->len);
+	struct scenario *sc = p->cur;
+
+	memset(a, 0, sizeof(*a));
+	if (eq) {
+		size_t nl = (size_t)(eq - t->s);
+
+		if (!valid_word(t->s, nl) || (nl == 4 && !memcmp(t->s, "root", 4))) {
+			diag(p, t->col, "bad process name '%.*s': expected [a-z][a-z0-9_-], at most %d characters",
+			     (int)nl, t->s, SCN_NAME_MAX - 1);
+			return;
+		}
+		if (find_proc(sc, t->s, nl)) {
+			diag(p, t->col, "process '%.*s' is already defined in this scenario: use 'as %.*s'",
+			     (int)nl, t->s, (int)nl, t->s);
+			return;
+		}
+		parse_ids(p, eq + 1, t->s + t->len, t->col + (int)nl + 1, a);
+		memcpy(a->proc, t->s, nl);
+		a->proc[nl] = '\0';
+		sc->procs = xrealloc(sc->procs, sizeof(*sc->procs) * (size_t)(sc->nprocs + 1));
+		sc->procs[sc->nprocs++] = *a;
+		return;
+	}
+	if (islower((unsigned char)t->s[0]) && !tok_is(t, "root") &&
+	    !(t->len > 4 && !strncmp(t->s, "root+", 5))) {
+		const struct scn_actor *known = find_proc(sc, t->s, t->len);
+
+		if (!known)
+			diag(p, t->col, "no process '%.*s' in this scenario: define it first with 'as %.*s=ACTOR'",
+			     (int)t->len, t->s, (int)t->len, t->s);
+		else
+			*a = *known;
+		return;
+	}
+	parse_ids(p, t->s, t->s + t->len, t->col, a);
 }
 
 static bool valid_ifname(const struct token *t)
@@ -336,6 +415,29 @@ static void need_id_value(struct parser *p, const struct token *v, const char *w
 		     (int)v->len, v->s);
 }
 
+/* keep=HANDLE: a descriptor a named process keeps open after the step */
+static void check_keep(struct parser *p, const struct token *v)
+{
+	if (!valid_word(v->s, v->len))
+		diag(p, v->col, "bad handle '%.*s': expected [a-z][a-z0-9_-], at most %d characters",
+		     (int)v->len, v->s, SCN_NAME_MAX - 1);
+}
+
+static bool handle_known(const struct scenario *sc, const struct token *t)
+{
+	for (int i = 0; i < sc->nhandles; i++)
+		if (tok_is(t, sc->handles[i]))
+			return true;
+	return false;
+}
+
+static void check_handle(struct parser *p, const struct token *t)
+{
+	if (!handle_known(p->cur, t))
+		diag(p, t->col, "no handle '%.*s' in this scenario (no earlier step with keep=%.*s)",
+		     (int)t->len, t->s, (int)t->len, t->s);
+}
+
 static void check_type_and_name(struct parser *p, const char *verb,
 				const struct token *args, int nargs, int end_col)
 {
@@ -362,26 +464,75 @@ static void check_args(struct parser *p, enum scn_action act,
 
 	switch (act) {
 	case SCN_CREATE:
-		check_type_and_name(p, "create", a, n, end_col);
+	case SCN_ATTACH:
+		check_type_and_name(p, scn_action_name(act), a, n, end_col);
 		for (int i = 2; i < n; i++) {
-			if (tok_is(&a[i], "persist"))
+			if (tok_is(&a[i], "multi_queue") || tok_is(&a[i], "vnet_hdr"))
 				continue;
-			if (kv(&a[i], "owner", &v))
+			if (act == SCN_CREATE && (tok_is(&a[i], "persist") || tok_is(&a[i], "excl")))
+				continue;
+			if (kv(&a[i], "keep", &v))
+				check_keep(p, &v);
+			else if (act == SCN_CREATE && kv(&a[i], "owner", &v))
 				need_id_value(p, &v, "owner");
-			else if (kv(&a[i], "group", &v))
+			else if (act == SCN_CREATE && kv(&a[i], "group", &v))
 				need_id_value(p, &v, "group");
 			else
-				diag(p, a[i].col,
-				     "create: unknown option '%.*s': expected persist, owner=UID or group=GID",
+				diag(p, a[i].col, act == SCN_CREATE
+				     ? "create: unknown option '%.*s': expected persist, owner=UID, group=GID, multi_queue, vnet_hdr, excl or keep=HANDLE"
+				     : "attach: unknown option '%.*s': expected multi_queue, vnet_hdr or keep=HANDLE",
 				     (int)a[i].len, a[i].s);
 		}
 		break;
-	case SCN_ATTACH:
 	case SCN_DELETE:
 		check_type_and_name(p, scn_action_name(act), a, n, end_col);
-		if (n > 2)
-			diag(p, a[2].col, "%s: unexpected '%.*s' after the device name",
-			     scn_action_name(act), (int)a[2].len, a[2].s);
+		for (int i = 2; i < n; i++)
+			if (!tok_is(&a[i], "multi_queue"))
+				diag(p, a[i].col, "delete: unknown option '%.*s': expected multi_queue",
+				     (int)a[i].len, a[i].s);
+		break;
+	case SCN_CLOSE:
+		if (n != 1)
+			diag(p, n ? a[1].col : end_col, "close: expected exactly one handle");
+		else
+			check_handle(p, &a[0]);
+		break;
+	case SCN_QUEUE:
+		if (n != 2 || (!tok_is(&a[1], "attach") && !tok_is(&a[1], "detach"))) {
+			diag(p, n > 1 ? a[1].col : end_col, "queue: expected 'queue HANDLE attach' or 'queue HANDLE detach'");
+			break;
+		}
+		check_handle(p, &a[0]);
+		break;
+	case SCN_SET:
+		if (n < 2) {
+			diag(p, end_col, "set: expected a handle and persist=on|off, owner=UID or group=GID");
+			break;
+		}
+		check_handle(p, &a[0]);
+		for (int i = 1; i < n; i++) {
+			if (kv(&a[i], "persist", &v)) {
+				if (!(v.len == 2 && !memcmp(v.s, "on", 2)) &&
+				    !(v.len == 3 && !memcmp(v.s, "off", 3)))
+					diag(p, v.col, "set: persist must be 'on' or 'off'");
+			} else if (kv(&a[i], "owner", &v)) {
+				need_id_value(p, &v, "owner");
+			} else if (kv(&a[i], "group", &v)) {
+				need_id_value(p, &v, "group");
+			} else {
+				diag(p, a[i].col, "set: unknown option '%.*s': expected persist=on|off, owner=UID or group=GID",
+				     (int)a[i].len, a[i].s);
+			}
+		}
+		break;
+	case SCN_SEND:
+		if (n != 3 || !tok_is(&a[1], "to")) {
+			diag(p, n > 1 ? a[1].col : end_col, "send: expected 'send HANDLE to PROCESS'");
+			break;
+		}
+		check_handle(p, &a[0]);
+		if (!find_proc(p->cur, a[2].s, a[2].len))
+			diag(p, a[2].col, "send: no process '%.*s' in this scenario", (int)a[2].len, a[2].s);
 		break;
 	case SCN_LINK:
 		if (n != 1 || !valid_ifname(&a[0]))
@@ -524,7 +675,9 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 		} words[] = {
 			{ "create", SCN_CREATE }, { "attach", SCN_ATTACH },
 			{ "delete", SCN_DELETE }, { "link", SCN_LINK },
-			{ "ip", SCN_IP },
+			{ "ip", SCN_IP }, { "close", SCN_CLOSE },
+			{ "queue", SCN_QUEUE }, { "set", SCN_SET },
+			{ "send", SCN_SEND },
 		};
 		size_t k;
 
@@ -533,7 +686,7 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 				break;
 		if (k == ARRAY_SIZE(words)) {
 			diag(p, t[i].col,
-			     "unknown action '%.*s': expected create, attach, delete, link, ip or l2",
+			     "unknown action '%.*s': expected create, attach, delete, link, ip, close, queue, set, send or l2",
 			     (int)t[i].len, t[i].s);
 			return;
 		}
@@ -568,8 +721,29 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 			diag(p, t[arrow + 2].col, "unexpected '%.*s' after the expectation",
 			     (int)t[arrow + 2].len, t[arrow + 2].s);
 	}
+	for (int k = argstart; k < arrow; k++) {
+		struct token v;
+
+		if ((st.action == SCN_CREATE || st.action == SCN_ATTACH) && kv(&t[k], "keep", &v) &&
+		    !st.actor.proc[0])
+			diag(p, t[k].col, "keep=%.*s needs a named process to keep it: 'as NAME=ACTOR'",
+			     (int)v.len, v.s);
+	}
+	if ((st.action == SCN_L2_BOOT || st.action == SCN_IP || st.action == SCN_LINK ||
+	     st.action == SCN_L2_PING || st.action == SCN_L2_STOP) && st.actor.proc[0])
+		diag(p, t[1].col, "%s runs as a fresh process: name an actor, not a process",
+		     scn_action_name(st.action));
 	if (p->errors != errors)
 		return;
+	for (int k = argstart; k < arrow; k++) {
+		struct token v;
+
+		if ((st.action == SCN_CREATE || st.action == SCN_ATTACH) && kv(&t[k], "keep", &v) &&
+		    !handle_known(s, &v)) {
+			s->handles = xrealloc(s->handles, sizeof(char *) * (size_t)(s->nhandles + 1));
+			s->handles[s->nhandles++] = tok_dup(&v);
+		}
+	}
 
 	st.argc = arrow - argstart;
 	st.argv = xcalloc((size_t)st.argc + 1, sizeof(char *));
@@ -758,6 +932,10 @@ void scn_file_free(struct scn_file *f)
 		}
 		for (int j = 0; j < s->ntags; j++)
 			free(s->tags[j]);
+		for (int j = 0; j < s->nhandles; j++)
+			free(s->handles[j]);
+		free(s->handles);
+		free(s->procs);
 		free(s->tags);
 		free(s->steps);
 		free(s->title);

@@ -23,6 +23,10 @@ enum scn_action {
 	SCN_L2_BOOT,	/* l2 boot VM net=TAP [vhost=on|off] [ip=A/P] */
 	SCN_L2_PING,	/* l2 ping VM ADDR [count=N] */
 	SCN_L2_STOP,	/* l2 stop VM */
+	SCN_CLOSE,	/* close H: a descriptor a named process keeps */
+	SCN_QUEUE,	/* queue H attach|detach: TUNSETQUEUE */
+	SCN_SET,	/* set H persist=on|off owner=U group=G */
+	SCN_SEND,	/* send H to PROC: SCM_RIGHTS over a unix socket */
 };
 
 enum scn_expect_kind {
@@ -31,12 +35,18 @@ enum scn_expect_kind {
 	SCN_EXPECT_ERRNO,	/* this errno and no other */
 };
 
+#define SCN_NAME_MAX 16
+
 struct scn_actor {
 	bool root;
 	uid_t uid;
 	gid_t gid;
 	int ngroups;
 	gid_t groups[SCN_MAX_GROUPS];
+	bool net_admin;		/* +net_admin: keeps CAP_NET_ADMIN (non-root) */
+	bool userns;		/* +userns: root of a new user namespace */
+	bool netns;		/* +netns: in a new network namespace */
+	char proc[SCN_NAME_MAX];/* named process keeping descriptors, or "" */
 };
 
 struct scn_step {
@@ -70,6 +80,10 @@ struct scenario {
 	int timeout_s;		/* 0: the runner's default */
 	int nsteps;
 	struct scn_step *steps;
+	int nprocs;		/* named processes, in order of first use */
+	struct scn_actor *procs;
+	int nhandles;		/* descriptor handles kept by some step */
+	char **handles;
 };
 
 struct scn_file {
