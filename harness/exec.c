@@ -246,7 +246,8 @@ static void emit_end(struct exec_ctx *x, const char *res, double ms, const char 
 	proto_emit(x->out, "end", 4, idx, res, t, why);
 }
 
-static void run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have)
+/* Returns false when the scenario did not pass (skips pass). */
+static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have)
 {
 	static const char *const names[] = { "pass", "fail", "error" };
 	unsigned int missing = sc->requires & ~have;
@@ -266,7 +267,7 @@ static void run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 		sbuf_puts(&why, ": not available in L1");
 		emit_end(x, "skip", now_ms() - t0, why.buf);
 		sbuf_free(&why);
-		return;
+		return true;
 	}
 	links_snapshot(&before);
 	for (int i = 0; i < sc->nsteps && worst == STEP_PASS; i++) {
@@ -291,6 +292,7 @@ static void run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	}
 	emit_end(x, names[worst], now_ms() - t0, why.buf);
 	sbuf_free(&why);
+	return worst == STEP_PASS;
 }
 
 /* The words of tunlab.ktap=NAME[:ARG,ARG...][;NAME...] for @name. */
@@ -483,7 +485,8 @@ int main(int argc, char **argv)
 	const char *plan_path = "/tunlab/plan", *port = NULL;
 	struct exec_ctx x = { .step_timeout_s = STEP_TIMEOUT_S };
 	struct utsname uts;
-	char features[128], *plan, *line, *save;
+	char features[128], *plan, *line, *save, *ff;
+	bool fail_fast, failed = false;
 	unsigned int have;
 	int fd;
 
@@ -512,6 +515,9 @@ int main(int argc, char **argv)
 	have = detect_features(features, sizeof(features));
 	proto_emit(x.out, "hello", 3, PROTO_VERSION, uts.release, features);
 
+	ff = cmdline_value("tunlab.failfast");
+	fail_fast = ff && !strcmp(ff, "1");
+	free(ff);
 	forward_kunit(&x);
 	run_ktap_programs(&x);
 
@@ -520,7 +526,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tunlab-exec: read %s: %s\n", plan_path, strerror(errno));
 		return 3;
 	}
-	for (line = strtok_r(plan, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(plan, "\n", &save); line && !(fail_fast && failed);
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *f[3];
 		struct scn_diags diags = { 0 };
 		struct scn_file file;
@@ -536,8 +543,9 @@ int main(int argc, char **argv)
 			snprintf(idx, sizeof(idx), "%d", x.idx);
 			proto_emit(x.out, "begin", 1, idx);
 			emit_end(&x, "error", 0, diags.n ? diags.v[0].msg : "scenario not in file");
+			failed = true;
 		} else {
-			run_scenario(&x, &file.scenarios[sidx], have);
+			failed = !run_scenario(&x, &file.scenarios[sidx], have);
 		}
 		scn_file_free(&file);
 		scn_diags_free(&diags);

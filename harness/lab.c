@@ -621,6 +621,8 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 	st = status_text(status);
 	switch (end) {
 	case BOOT_DONE:
+		/* a plan that ends early was cut short on purpose (--fail-fast) */
+		abandon_rest(r, TL_NOTRUN, "not run: an earlier scenario did not pass (--fail-fast)");
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			break;
 		why = xasprintf("L1 finished the plan but %s", st);

@@ -48,6 +48,8 @@ static void usage(FILE *out)
 	      "  --ktap NAME[:ARG,..] run only these KTAP programs in L1, with these arguments\n"
 	      "                       (repeatable; default: all of them, no arguments)\n"
 	      "  --no-scenarios       run no scenario, only KUnit and the KTAP programs\n"
+	      "  --tag TAG            run only scenarios with this tag (repeatable: any of them)\n"
+	      "  --fail-fast          stop after the first scenario that does not pass\n"
 	      "environment: ACCEL=tcg|kvm (default: automatic), QEMU, QBOOT\n\n"
 	      "exit status: 0 all passed, 1 a scenario failed, 2 usage or invalid scenario,\n"
 	      "3 the lab could not be set up, 4 everything skipped, 124 timeout,\n"
@@ -184,6 +186,8 @@ int main(int argc, char **argv)
 		{ "append", required_argument, NULL, 'a' },
 		{ "ktap", required_argument, NULL, 'K' },
 		{ "no-scenarios", no_argument, NULL, 'N' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "fail-fast", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -206,7 +210,9 @@ int main(int argc, char **argv)
 	struct suite suite;
 	char *cpuinfo, *run_dir, *id, **paths;
 	struct sbuf append = { 0 }, ktap = { 0 };
-	bool no_scenarios = false;
+	bool no_scenarios = false, fail_fast = false;
+	char **tags = NULL;
+	int ntags = 0;
 	int c, npaths, code;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -231,6 +237,11 @@ int main(int argc, char **argv)
 			sbuf_printf(&ktap, "%s%s", ktap.len ? ";" : "", optarg);
 			break;
 		case 'N': no_scenarios = true; break;
+		case 't':
+			tags = xrealloc(tags, sizeof(char *) * (size_t)(ntags + 1));
+			tags[ntags++] = optarg;
+			break;
+		case 'F': fail_fast = true; break;
 		case 'h': usage(stdout); return TL_EXIT_PASS;
 		default: usage(stderr); return TL_EXIT_USAGE;
 		}
@@ -243,6 +254,8 @@ int main(int argc, char **argv)
 	npaths = optind < argc ? argc - optind : 1;
 	if (ktap.len)
 		sbuf_printf(&append, "%stunlab.ktap=%s", append.len ? " " : "", ktap.buf);
+	if (fail_fast)
+		sbuf_printf(&append, "%stunlab.failfast=1", append.len ? " " : "");
 	o.lab.cmdline_extra = append.buf;
 
 	/* every file is valid before anything boots */
@@ -256,6 +269,25 @@ int main(int argc, char **argv)
 	}
 	if (no_scenarios)
 		suite.n = 0;
+	if (ntags) {
+		int kept = 0;
+
+		for (int i = 0; i < suite.n; i++) {
+			bool any = false;
+
+			for (int t = 0; t < ntags && !any; t++)
+				any = scn_has_tag(suite.plan[i], tags[t]);
+			if (any)
+				suite.plan[kept++] = suite.plan[i];
+		}
+		suite.n = kept;
+		if (!kept) {
+			fprintf(stderr, "tunlab: no scenario has the tag%s given\n", ntags > 1 ? "s" : "");
+			free(tags);
+			suite_free(&suite);
+			return TL_EXIT_USAGE;
+		}
+	}
 	if (o.list || o.check) {
 		if (o.list)
 			list_plan(&suite);
@@ -324,5 +356,6 @@ int main(int argc, char **argv)
 	suite_free(&suite);
 	sbuf_free(&append);
 	sbuf_free(&ktap);
+	free(tags);
 	return code;
 }
