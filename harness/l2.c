@@ -383,6 +383,39 @@ timeout:
 		    name, L2_READY_TIMEOUT_S);
 }
 
+/*
+ * The guest's own view: how many interrupts each virtio-net MSI-X vector
+ * took ("virtio1-input.0 12"): what arrives through irqfd.
+ */
+static void guest_net_irqs(struct vm *vm, struct sbuf *out)
+{
+	double deadline = now_ms() + 5000;
+	char line[512];
+	bool first = true;
+
+	if (write(vm->ctl, "interrupts\n", 11) != 11)
+		return;
+	while (read_line(vm->ctl, line, sizeof(line), deadline) >= 0 && strncmp(line, "rc ", 3)) {
+		char *name = strrchr(line, ' '), *p = line;
+		unsigned long long total = 0;
+
+		if (!name || !strstr(name, "virtio"))
+			continue;
+		/* "  24:   12   PCI-MSI 49153-edge   virtio0-input.0" */
+		p = strchr(p, ':');
+		while (p && *++p == ' ')
+			;
+		while (p && *p >= '0' && *p <= '9') {
+			total += strtoull(p, &p, 10);
+			while (*p == ' ')
+				p++;
+		}
+		sbuf_printf(out, "%s%s %llu%s", first ? "; L2 MSI-X interrupts: " : ", ",
+			    name + 1, total, strstr(line, "MSI") ? "" : " (not MSI)");
+		first = false;
+	}
+}
+
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
 {
 	struct vm *vm = vm_find(x, st->argv[0]);
@@ -426,6 +459,7 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 			sbuf_printf(&out, "%s%s", out.len ? "; " : "", line);
 	}
 	kvm_counters(vm->pid, &after);
+	guest_net_irqs(vm, &out);
 	/* what the traffic cost in exits: virtio kicks through ioeventfd and
 	 * MSI-X through irqfd never reach QEMU as io/mmio exits */
 	if (before.found && after.found)
