@@ -20,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define STEP_TIMEOUT_S 60
+#define TG_DIR "/sys/kernel/security/tunguard"
 #define KTAP_DIR "/usr/lib/tunlab/ktap"
 
 struct linkset {
@@ -146,9 +148,11 @@ static unsigned int detect_features(char *text, size_t size)
 		have |= SCN_REQ_SVM;
 	if (cpuinfo && strstr(cpuinfo, " vmx"))
 		have |= SCN_REQ_VMX;
+	if (access(TG_DIR "/policy", W_OK) == 0)
+		have |= SCN_REQ_TUNGUARD;
 	free(cpuinfo);
 	text[0] = '\0';
-	for (unsigned int bit = 1; bit <= SCN_REQ_VMX; bit <<= 1)
+	for (unsigned int bit = 1; bit <= SCN_REQ_TUNGUARD; bit <<= 1)
 		if (have & bit)
 			snprintf(text + strlen(text), size - strlen(text), "%s%s",
 				 text[0] ? "," : "", scn_feature_name(bit));
@@ -198,12 +202,158 @@ static void describe(const struct scn_step *st, const struct outcome *oc, bool o
 		sbuf_printf(msg, "\n%s", oc->detail);
 }
 
+/* --- tunguard: policy, mode and the decision log ----------------------- */
+
+struct tg_state {
+	char *boot_policy;	/* what was in force before any scenario */
+	char *boot_mode;
+	char *force_mode;	/* tunlab.tgmode=: every scenario runs in it */
+};
+
+static int write_whole(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = -1;
+	if (close(fd) < 0)
+		ret = -1;
+	return ret;
+}
+
+/* The kernel's last tunguard message, which names a bad policy line. */
+static void tg_last_log(struct sbuf *out)
+{
+	int size = klogctl(10, NULL, 0);
+	char *buf, *line = NULL, *p;
+
+	if (size <= 0)
+		return;
+	buf = xmalloc((size_t)size + 1);
+	size = klogctl(3, buf, size);
+	buf[size > 0 ? size : 0] = '\0';
+	for (p = strstr(buf, "tunguard"); p; p = strstr(p + 1, "tunguard"))
+		line = p;
+	if (line)
+		sbuf_printf(out, ": kernel says \"%.*s\"", (int)strcspn(line, "\n"), line);
+	free(buf);
+}
+
+static int tg_apply(const char *policy, const char *mode, struct sbuf *why)
+{
+	if (policy && write_whole(TG_DIR "/policy", policy) < 0) {
+		sbuf_printf(why, "writing the tunguard policy: %s", strerror(errno));
+		tg_last_log(why);
+		return -1;
+	}
+	if (mode && write_whole(TG_DIR "/mode", mode) < 0) {
+		sbuf_printf(why, "setting tunguard mode %s: %s", mode, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static long long tg_position(void)
+{
+	int fd = open(TG_DIR "/decisions", O_RDONLY | O_CLOEXEC);
+	off_t pos;
+
+	if (fd < 0)
+		return -1;
+	pos = lseek(fd, 0, SEEK_END);
+	close(fd);
+	return pos;
+}
+
+/* Records after sequence @pos, one line each. */
+static char *tg_records_after(long long pos)
+{
+	int fd = open(TG_DIR "/decisions", O_RDONLY | O_CLOEXEC);
+	struct sbuf sb = { 0 };
+	char buf[4096];
+	ssize_t n;
+
+	sbuf_puts(&sb, "");
+	if (fd < 0)
+		return sb.buf;
+	if (lseek(fd, pos, SEEK_SET) >= 0)
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			sbuf_add(&sb, buf, (size_t)n);
+	close(fd);
+	return sb.buf;
+}
+
+/* The value of KEY in a "k=v k=v" record line. */
+static bool record_field(const char *rec, const char *key, char *val, size_t size)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = rec; p && *p; p = strchr(p, ' '), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(val, size, "%.*s", (int)strcspn(p + kl + 1, " \n"), p + kl + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool decision_matches(const struct scn_decision *d, const char *rec)
+{
+	char v[64];
+
+	if (!record_field(rec, "op", v, sizeof(v)) || strcmp(v, d->op))
+		return false;
+	if (!record_field(rec, "verdict", v, sizeof(v)) || strcmp(v, d->verdict))
+		return false;
+	for (int i = 0; i < d->nfields; i++)
+		if (!record_field(rec, d->keys[i], v, sizeof(v)) || strcmp(v, d->vals[i]))
+			return false;
+	return true;
+}
+
+static void describe_expected(const struct scn_step *st, struct sbuf *out)
+{
+	if (!st->ndecisions)
+		sbuf_puts(out, "none");
+	for (int i = 0; i < st->ndecisions; i++) {
+		const struct scn_decision *d = &st->decisions[i];
+
+		sbuf_printf(out, "%s%s %s", i ? ", " : "", d->op, d->verdict);
+		for (int f = 0; f < d->nfields; f++)
+			sbuf_printf(out, " %s=%s", d->keys[f], d->vals[f]);
+	}
+}
+
+/*
+ * The records a step produced must be exactly the expected ones, in order:
+ * a missing record and an unexpected one both fail the step.
+ */
+static bool decisions_met(const struct scn_step *st, char *records, struct sbuf *msg)
+{
+	char *save, *line;
+	int n = 0;
+	bool ok = true;
+
+	for (line = strtok_r(records, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		if (n >= st->ndecisions || !decision_matches(&st->decisions[n], line))
+			ok = false;
+		sbuf_printf(msg, "\n  record: %s", line);
+	}
+	if (n != st->ndecisions)
+		ok = false;
+	return ok;
+}
+
 static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ctx *x,
 	const struct scenario *sc, int step, struct sbuf *msg)
 {
 	const struct scn_step *st = &sc->steps[step];
+	long long pos = st->check_decisions ? tg_position() : -1;
+	struct sbuf seen = { 0 };
 	struct outcome oc;
-	bool ok;
+	bool ok, dec_ok = true;
 
 	switch (st->action) {
 	case SCN_L2_BOOT:
@@ -220,10 +370,26 @@ static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ct
 		break;
 	}
 	ok = !oc.broken && expectation_met(st, &oc);
+	if (st->check_decisions) {
+		char *records = pos >= 0 ? tg_records_after(pos) : xstrdup("");
+
+		sbuf_puts(&seen, "");
+		dec_ok = pos >= 0 && decisions_met(st, records, &seen);
+		free(records);
+	}
 	describe(st, &oc, ok, msg);
+	if (!dec_ok) {
+		sbuf_puts(msg, ok ? "" : "\n");
+		sbuf_puts(msg, "decisions: expected ");
+		describe_expected(st, msg);
+		sbuf_printf(msg, "; seen %s%s", seen.len ? "" : "none", seen.buf ? seen.buf : "");
+		if (pos < 0)
+			sbuf_printf(msg, " (cannot read " TG_DIR "/decisions: %s)", strerror(errno));
+	}
+	sbuf_free(&seen);
 	if (oc.broken)
 		return STEP_ERROR;
-	return ok ? STEP_PASS : STEP_FAIL;
+	return ok && dec_ok ? STEP_PASS : STEP_FAIL;
 }
 
 static void emit_step(struct exec_ctx *x, int step, const char *res, double ms,
@@ -247,7 +413,8 @@ static void emit_end(struct exec_ctx *x, const char *res, double ms, const char 
 }
 
 /* Returns false when the scenario did not pass (skips pass). */
-static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have)
+static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have,
+			 const struct tg_state *tg)
 {
 	static const char *const names[] = { "pass", "fail", "error" };
 	unsigned int missing = sc->requires & ~have;
@@ -261,13 +428,20 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	proto_emit(x->out, "begin", 1, idx);
 	if (missing) {
 		sbuf_puts(&why, "requires");
-		for (unsigned int bit = 1; bit <= SCN_REQ_VMX; bit <<= 1)
+		for (unsigned int bit = 1; bit <= SCN_REQ_TUNGUARD; bit <<= 1)
 			if (missing & bit)
 				sbuf_printf(&why, " %s", scn_feature_name(bit));
 		sbuf_puts(&why, ": not available in L1");
 		emit_end(x, "skip", now_ms() - t0, why.buf);
 		sbuf_free(&why);
 		return true;
+	}
+	if ((sc->policy || sc->mode || tg->force_mode) &&
+	    tg_apply(sc->policy, tg->force_mode ? tg->force_mode : sc->mode, &why) < 0) {
+		emit_end(x, "error", now_ms() - t0, why.buf);
+		sbuf_free(&why);
+		tg_apply(tg->boot_policy, tg->boot_mode, &why);
+		return false;
 	}
 	links_snapshot(&before);
 	for (int i = 0; i < sc->nsteps && worst == STEP_PASS; i++) {
@@ -286,6 +460,9 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	sbuf_puts(&why, "");
 	links_cleanup(&before, &why);
 	links_free(&before);
+	if ((sc->policy || sc->mode || tg->force_mode) &&
+	    tg_apply(tg->boot_policy, tg->boot_mode, &why) < 0)
+		worst = STEP_ERROR;
 	if (why.len && worst == STEP_PASS) {
 		worst = STEP_ERROR;
 		sbuf_printf(&why, " after the scenario");
@@ -487,6 +664,7 @@ int main(int argc, char **argv)
 	struct utsname uts;
 	char features[128], *plan, *line, *save, *ff;
 	bool fail_fast, failed = false;
+	struct tg_state tg = { 0 };
 	unsigned int have;
 	int fd;
 
@@ -515,6 +693,9 @@ int main(int argc, char **argv)
 	have = detect_features(features, sizeof(features));
 	proto_emit(x.out, "hello", 3, PROTO_VERSION, uts.release, features);
 
+	tg.boot_policy = read_file(TG_DIR "/policy", NULL);
+	tg.boot_mode = read_file(TG_DIR "/mode", NULL);
+	tg.force_mode = cmdline_value("tunlab.tgmode");
 	ff = cmdline_value("tunlab.failfast");
 	fail_fast = ff && !strcmp(ff, "1");
 	free(ff);
@@ -545,12 +726,15 @@ int main(int argc, char **argv)
 			emit_end(&x, "error", 0, diags.n ? diags.v[0].msg : "scenario not in file");
 			failed = true;
 		} else {
-			failed = !run_scenario(&x, &file.scenarios[sidx], have);
+			failed = !run_scenario(&x, &file.scenarios[sidx], have, &tg);
 		}
 		scn_file_free(&file);
 		scn_diags_free(&diags);
 	}
 	free(plan);
+	free(tg.boot_policy);
+	free(tg.boot_mode);
+	free(tg.force_mode);
 	proto_emit(x.out, "done", 0);
 	fclose(x.out);
 	return 0;

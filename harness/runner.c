@@ -50,6 +50,8 @@ static void usage(FILE *out)
 	      "  --no-scenarios       run no scenario, only KUnit and the KTAP programs\n"
 	      "  --tag TAG            run only scenarios with this tag (repeatable: any of them)\n"
 	      "  --fail-fast          stop after the first scenario that does not pass\n"
+	      "  --tunguard-mode MODE run every scenario in this tunguard mode, whatever it says\n"
+	      "                       (the suite's self-test: with 'off', every deny scenario fails)\n"
 	      "environment: ACCEL=tcg|kvm (default: automatic), QEMU, QBOOT\n\n"
 	      "exit status: 0 all passed, 1 a scenario failed, 2 usage or invalid scenario,\n"
 	      "3 the lab could not be set up, 4 everything skipped, 124 timeout,\n"
@@ -188,6 +190,7 @@ int main(int argc, char **argv)
 		{ "no-scenarios", no_argument, NULL, 'N' },
 		{ "tag", required_argument, NULL, 't' },
 		{ "fail-fast", no_argument, NULL, 'F' },
+		{ "tunguard-mode", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -242,6 +245,15 @@ int main(int argc, char **argv)
 			tags[ntags++] = optarg;
 			break;
 		case 'F': fail_fast = true; break;
+		case 'G':
+			if (strcmp(optarg, "enforce") && strcmp(optarg, "permissive") &&
+			    strcmp(optarg, "off")) {
+				fprintf(stderr, "tunlab: --tunguard-mode: expected enforce, permissive or off, got '%s'\n",
+					optarg);
+				return TL_EXIT_USAGE;
+			}
+			sbuf_printf(&append, "%stunlab.tgmode=%s", append.len ? " " : "", optarg);
+			break;
 		case 'h': usage(stdout); return TL_EXIT_PASS;
 		default: usage(stderr); return TL_EXIT_USAGE;
 		}

@@ -151,7 +151,7 @@ static const struct {
 } features[] = {
 	{ "kvm", SCN_REQ_KVM }, { "vhost", SCN_REQ_VHOST },
 	{ "tun", SCN_REQ_TUN }, { "svm", SCN_REQ_SVM },
-	{ "vmx", SCN_REQ_VMX },
+	{ "vmx", SCN_REQ_VMX }, { "tunguard", SCN_REQ_TUNGUARD },
 };
 
 const char *scn_feature_name(unsigned int bit)
@@ -620,6 +620,91 @@ static void check_vm_known(struct parser *p, const struct scenario *s,
 	     (int)vm->len, vm->s, (int)vm->len, vm->s);
 }
 
+static bool one_of(const struct token *t, const char *const *words)
+{
+	for (; *words; words++)
+		if (tok_is(t, *words))
+			return true;
+	return false;
+}
+
+/*
+ * decision none | decision OP VERDICT [KEY=VALUE...] [, OP VERDICT ...]
+ * A comma ends a record; it may stand alone or end a word.
+ */
+static void parse_decisions(struct parser *p, struct scn_step *st, struct token *t,
+			    int n, int end_col)
+{
+	static const char *const ops[] = { "create", "open", "attach", "attach_queue", NULL };
+	static const char *const verdicts[] = { "allow", "deny", NULL };
+	static const char *const keys[] = { "rule", "uid", "gid", "dev", "type", "mode",
+					    "comm", NULL };
+	struct scn_decision *d = NULL;
+	int want = 0;	/* 0: an op, 1: a verdict, 2: fields or a comma */
+
+	st->check_decisions = true;
+	if (n == 1 && tok_is(&t[0], "none"))
+		return;
+	if (!n) {
+		diag(p, end_col, "decision: expected 'none' or OP VERDICT (e.g. 'decision create allow')");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		struct token w = t[i];
+		bool comma = w.len && w.s[w.len - 1] == ',';
+
+		if (comma)
+			w.len--;
+		if (w.len) {
+			if (want == 0) {
+				if (!one_of(&w, ops)) {
+					diag(p, w.col, "decision: unknown operation '%.*s': expected create, open, attach or attach_queue",
+					     (int)w.len, w.s);
+					return;
+				}
+				st->decisions = xrealloc(st->decisions, sizeof(*d) * (size_t)(st->ndecisions + 1));
+				d = &st->decisions[st->ndecisions++];
+				memset(d, 0, sizeof(*d));
+				d->op = tok_dup(&w);
+				want = 1;
+			} else if (want == 1) {
+				if (!one_of(&w, verdicts)) {
+					diag(p, w.col, "decision: expected 'allow' or 'deny' after '%s', got '%.*s'",
+					     d->op, (int)w.len, w.s);
+					return;
+				}
+				d->verdict = tok_dup(&w);
+				want = 2;
+			} else {
+				const char *eq = memchr(w.s, '=', w.len);
+				struct token k = { w.s, eq ? (size_t)(eq - w.s) : w.len, w.col };
+
+				if (!eq || eq == w.s + w.len - 1 || !one_of(&k, keys)) {
+					diag(p, w.col, "decision: bad field '%.*s': expected rule=, uid=, gid=, dev=, type=, mode= or comm= with a value, or ',' before the next record",
+					     (int)w.len, w.s);
+					return;
+				}
+				if (d->nfields == SCN_MAX_DFIELDS) {
+					diag(p, w.col, "decision: at most %d fields per record", SCN_MAX_DFIELDS);
+					return;
+				}
+				d->keys[d->nfields] = tok_dup(&k);
+				d->vals[d->nfields++] = xstrndup(eq + 1, (size_t)(w.s + w.len - eq - 1));
+			}
+		}
+		if (comma) {
+			if (want != 2) {
+				diag(p, w.col + (int)w.len, "decision: ',' before the record was complete (OP VERDICT)");
+				return;
+			}
+			want = 0;
+		}
+	}
+	if (want != 2)
+		diag(p, t[n - 1].col + (int)t[n - 1].len,
+		     "decision: the last record is incomplete: expected OP VERDICT");
+}
+
 static void parse_step(struct parser *p, const char *line, struct token *t, int n)
 {
 	struct scenario *s = p->cur;
@@ -717,8 +802,11 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 				     name);
 			free(name);
 		}
-		if (arrow + 2 < n)
-			diag(p, t[arrow + 2].col, "unexpected '%.*s' after the expectation",
+		if (arrow + 2 < n && tok_is(&t[arrow + 2], "decision"))
+			parse_decisions(p, &st, &t[arrow + 3], n - arrow - 3,
+					t[arrow + 2].col + 8);
+		else if (arrow + 2 < n)
+			diag(p, t[arrow + 2].col, "unexpected '%.*s' after the expectation: expected 'decision ...' or the end of the step",
 			     (int)t[arrow + 2].len, t[arrow + 2].s);
 	}
 	for (int k = argstart; k < arrow; k++) {
@@ -830,7 +918,7 @@ static void parse_line(struct parser *p, const char *line)
 		}
 	} else if (tok_is(&t[0], "requires")) {
 		if (n < 2)
-			diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx)");
+			diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard)");
 		for (int i = 1; i < n; i++) {
 			size_t k;
 
@@ -838,11 +926,37 @@ static void parse_line(struct parser *p, const char *line)
 				if (tok_is(&t[i], features[k].name))
 					break;
 			if (k == ARRAY_SIZE(features))
-				diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm or vmx",
+				diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx or tunguard",
 				     (int)t[i].len, t[i].s);
 			else
 				p->cur->requires |= features[k].bit;
 		}
+	} else if (tok_is(&t[0], "policy")) {
+		struct scenario *sc = p->cur;
+		const char *from, *to;
+		char *old;
+		static const char *const first[] = { "allow", "deny", "default", NULL };
+
+		if (n < 2 || !one_of(&t[1], first)) {
+			diag(p, n > 1 ? t[1].col : t[0].col + 6,
+			     "policy: expected a tunguard rule ('allow ...', 'deny ...') or 'default allow|deny'");
+			return;
+		}
+		from = t[1].s;
+		to = t[n - 1].s + t[n - 1].len;
+		old = sc->policy;
+		sc->policy = xasprintf("%s%.*s\n", old ? old : "", (int)(to - from), from);
+		free(old);
+	} else if (tok_is(&t[0], "mode")) {
+		static const char *const modes[] = { "enforce", "permissive", "off", NULL };
+
+		if (n != 2 || !one_of(&t[1], modes)) {
+			diag(p, n > 1 ? t[1].col : t[0].col + 4,
+			     "mode: expected enforce, permissive or off");
+			return;
+		}
+		free(p->cur->mode);
+		p->cur->mode = tok_dup(&t[1]);
 	} else if (tok_is(&t[0], "timeout")) {
 		long v;
 		char *val = n == 2 ? tok_dup(&t[1]) : NULL;
@@ -925,6 +1039,17 @@ void scn_file_free(struct scn_file *f)
 		struct scenario *s = &f->scenarios[i];
 
 		for (int j = 0; j < s->nsteps; j++) {
+			for (int k = 0; k < s->steps[j].ndecisions; k++) {
+				struct scn_decision *d = &s->steps[j].decisions[k];
+
+				for (int f = 0; f < d->nfields; f++) {
+					free(d->keys[f]);
+					free(d->vals[f]);
+				}
+				free(d->op);
+				free(d->verdict);
+			}
+			free(s->steps[j].decisions);
 			for (int k = 0; k < s->steps[j].argc; k++)
 				free(s->steps[j].argv[k]);
 			free(s->steps[j].argv);
@@ -937,6 +1062,8 @@ void scn_file_free(struct scn_file *f)
 		free(s->handles);
 		free(s->procs);
 		free(s->tags);
+		free(s->policy);
+		free(s->mode);
 		free(s->steps);
 		free(s->title);
 		free(s->file);

@@ -49,6 +49,17 @@ struct scn_actor {
 	char proc[SCN_NAME_MAX];/* named process keeping descriptors, or "" */
 };
 
+/* One tunguard decision record a step must produce. */
+#define SCN_MAX_DFIELDS 8
+
+struct scn_decision {
+	char *op;		/* create, open, attach, attach_queue */
+	char *verdict;		/* allow, deny */
+	int nfields;		/* further fields that must match: rule=, uid=, ... */
+	char *keys[SCN_MAX_DFIELDS];
+	char *vals[SCN_MAX_DFIELDS];
+};
+
 struct scn_step {
 	int line;
 	char *text;		/* the step as written, for reports */
@@ -58,6 +69,9 @@ struct scn_step {
 	char **argv;
 	enum scn_expect_kind expect;
 	int expect_errno;
+	bool check_decisions;	/* a decision clause was given */
+	int ndecisions;		/* 0 with check_decisions: "decision none" */
+	struct scn_decision *decisions;
 };
 
 /* Optional features a scenario needs; missing ones make it a SKIP. */
@@ -67,6 +81,7 @@ enum scn_feature {
 	SCN_REQ_TUN = 1 << 2,
 	SCN_REQ_SVM = 1 << 3,
 	SCN_REQ_VMX = 1 << 4,
+	SCN_REQ_TUNGUARD = 1 << 5,
 };
 
 struct scenario {
@@ -78,6 +93,8 @@ struct scenario {
 	char **tags;
 	unsigned int requires;
 	int timeout_s;		/* 0: the runner's default */
+	char *policy;		/* tunguard policy text (policy lines), or NULL */
+	char *mode;		/* tunguard mode for the scenario, or NULL */
 	int nsteps;
 	struct scn_step *steps;
 	int nprocs;		/* named processes, in order of first use */

@@ -9,6 +9,7 @@
 	X(test_parse_reports_every_error_not_just_the_first)		\
 	X(test_parse_crlf_and_tabs)					\
 	X(test_parse_unreadable_file)					\
+	X(test_parse_policy_mode_and_decisions)				\
 	X(test_errno_names_round_trip)					\
 	X(test_malformed_corpus)					\
 	X(test_qemu_argv_tcg_has_no_nic_no_reboot_and_panics_out)	\

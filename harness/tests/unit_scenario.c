@@ -137,6 +137,36 @@ void test_parse_unreadable_file(void)
 	scn_diags_free(&d);
 }
 
+void test_parse_policy_mode_and_decisions(void)
+{
+	struct scn_diags d;
+	struct scn_file f;
+	const struct scn_step *st;
+
+	CHECK_INT(parse("scenario s\nrequires tunguard\nmode permissive\n"
+			"policy default deny\npolicy allow create uid=0 type=tap name=lab*\n"
+			"as 1000 attach tap lab0 => ok decision open allow, attach allow rule=2 uid=1000\n"
+			"as 1001 attach tap lab0 => EPERM decision none\n"
+			"link lo => ok\n", &f, &d), 0);
+	CHECK_INT(d.n, 0);
+	CHECK_STR(f.scenarios[0].policy, "default deny\nallow create uid=0 type=tap name=lab*\n");
+	CHECK_STR(f.scenarios[0].mode, "permissive");
+	CHECK_INT(f.scenarios[0].requires, SCN_REQ_TUNGUARD);
+	st = &f.scenarios[0].steps[0];
+	CHECK(st->check_decisions);
+	CHECK_INT(st->ndecisions, 2);
+	CHECK_STR(st->decisions[0].op, "open");
+	CHECK_STR(st->decisions[1].verdict, "allow");
+	CHECK_INT(st->decisions[1].nfields, 2);
+	CHECK_STR(st->decisions[1].keys[1], "uid");
+	CHECK_STR(st->decisions[1].vals[1], "1000");
+	CHECK(f.scenarios[0].steps[1].check_decisions);
+	CHECK_INT(f.scenarios[0].steps[1].ndecisions, 0);
+	CHECK(!f.scenarios[0].steps[2].check_decisions);
+	scn_file_free(&f);
+	scn_diags_free(&d);
+}
+
 void test_errno_names_round_trip(void)
 {
 	CHECK_INT(scn_errno_from_name("EPERM"), EPERM);

@@ -1,0 +1,1329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tgcheck: check the tunguard LSM from inside the lab kernel.
+ *
+ * Run as root in L1.  Each test runs in its own child process with a
+ * timeout; the fixture teardown (restore policy and mode, delete the tgc*
+ * devices) runs in the parent after every test, whatever happened to it.
+ * Output is KTAP v1 on stdout; exit 0 when all passed, 1 when any failed,
+ * 4 when all were skipped.
+ *
+ * tgcheck --bench measures TUN operations per second with a 1000-rule
+ * policy in enforce mode against mode off.
+ */
+
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+
+#define TG_DIR		"/sys/kernel/security/tunguard"
+#define TG_POLICY	TG_DIR "/policy"
+#define TG_MODE		TG_DIR "/mode"
+#define TG_DECISIONS	TG_DIR "/decisions"
+#define TG_STATS	TG_DIR "/stats"
+#define TUN_PATH	"/dev/net/tun"
+#define TG_POLICY_MAX	(64 * 1024)
+
+#define KSFT_PASS	0
+#define KSFT_FAIL	1
+#define KSFT_SKIP	4
+
+#define USER_A		1000	/* unprivileged ids the tests act as */
+#define USER_B		1001
+#define USER_C		1002
+
+/* ---- test harness ------------------------------------------------------ */
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+	unsigned int timeout;	/* seconds */
+};
+
+/* State of the test running in this (child) process. */
+static int t_result = KSFT_PASS;
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+static void t_fail_at(int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# tgcheck.c:%d: ", line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	t_result = KSFT_FAIL;
+}
+
+/* Check a condition; report what was expected on failure and go on. */
+#define EXPECT(cond, ...)						\
+	do {								\
+		if (!(cond))						\
+			t_fail_at(__LINE__, __VA_ARGS__);		\
+	} while (0)
+
+/* Check a condition the rest of the test depends on; stop on failure. */
+#define ASSERT(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			t_fail_at(__LINE__, __VA_ARGS__);		\
+			exit(KSFT_FAIL);				\
+		}							\
+	} while (0)
+
+/* Expect a call returning 0 or -errno to give @want (both evaluated once). */
+#define EXPECT_ERR(got, want, what)					\
+	do {								\
+		int _got = (got), _want = (want);			\
+		EXPECT(_got == _want, "%s: got %s, expected %s", (what),	\
+		       errname(_got), errname(_want));			\
+	} while (0)
+
+#define ASSERT_OK(got, what)						\
+	do {								\
+		int _got = (got);					\
+		ASSERT(_got == 0, "%s: %s", (what), strerror(-_got));	\
+	} while (0)
+
+/* "EACCES (Permission denied)" for -EACCES, "success" for 0. */
+static const char *errname(int err)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ EPERM, "EPERM" }, { EACCES, "EACCES" }, { EINVAL, "EINVAL" },
+		{ EFBIG, "EFBIG" }, { EBUSY, "EBUSY" }, { ENOENT, "ENOENT" },
+	};
+	static char buf[4][96];
+	static int next;
+	const char *name = "E?";
+	char *out = buf[next++ % 4];
+	size_t i;
+
+	if (!err)
+		return "success";
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == -err)
+			name = names[i].name;
+	snprintf(out, sizeof(buf[0]), "%s (%s)", name, strerror(-err));
+	return out;
+}
+
+/* Monotonic time in seconds. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+/* Read a whole (small) file; returns length or -errno. */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	buf[len] = '\0';
+	return err ? err : (ssize_t)len;
+}
+
+/* Write @len bytes in a single write(); returns 0 or -errno. */
+static int write_file(const char *path, const char *data, size_t len)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, data, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+static int policy_load(const char *text)
+{
+	return write_file(TG_POLICY, text, strlen(text));
+}
+
+static int mode_set(const char *mode)
+{
+	return write_file(TG_MODE, mode, strlen(mode));
+}
+
+#define LOAD_POLICY(text)						\
+	do {								\
+		int _e = policy_load(text);				\
+		ASSERT(_e == 0, "write(%s): %s", TG_POLICY,		\
+		       strerror(-_e));					\
+	} while (0)
+
+#define SET_MODE(m)							\
+	do {								\
+		int _e = mode_set(m);					\
+		ASSERT(_e == 0, "write(%s, %s): %s", TG_MODE, (m),	\
+		       strerror(-_e));					\
+	} while (0)
+
+/* ---- decision records -------------------------------------------------- */
+
+/* Opened before any fork, so a child that drops root can still mark. */
+static int decisions_fd = -1;
+
+struct record {
+	unsigned long long seq;
+	char op[16], verdict[8], mode[16], rule[16], comm[80], dev[80];
+	char type[8];
+	long pid;
+	unsigned long uid, gid, netns;
+};
+
+/* The sequence number of the newest record. */
+static unsigned long long decisions_mark(void)
+{
+	off_t pos = lseek(decisions_fd, 0, SEEK_END);
+
+	ASSERT(pos >= 0, "lseek(%s, SEEK_END): %s", TG_DECISIONS,
+	       strerror(errno));
+	return pos;
+}
+
+static bool record_parse(char *line, struct record *r)
+{
+	char *tok, *save, *val;
+	int fields = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (tok = strtok_r(line, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		val = strchr(tok, '=');
+		if (!val)
+			return false;
+		*val++ = '\0';
+		fields++;
+#define STR(k) if (!strcmp(tok, #k)) snprintf(r->k, sizeof(r->k), "%s", val)
+#define NUM(k) if (!strcmp(tok, #k)) r->k = strtoull(val, NULL, 10)
+		NUM(seq); STR(op); STR(verdict); STR(mode); STR(rule);
+		NUM(pid); STR(comm); NUM(uid); NUM(gid); STR(dev); STR(type);
+		NUM(netns);
+#undef STR
+#undef NUM
+	}
+	return fields == 12;
+}
+
+/* The sequence number of the last record in @buf (whole lines). */
+static unsigned long long last_seq(const char *buf, size_t len)
+{
+	const char *nl = len > 1 ? memrchr(buf, '\n', len - 1) : NULL;
+	const char *line = nl ? nl + 1 : buf;
+
+	return strtoull(line + strlen("seq="), NULL, 10);
+}
+
+/* Read the records after @mark; returns how many, up to @max. */
+static int decisions_since(unsigned long long mark, struct record *recs,
+			   int max)
+{
+	static char buf[256 * 1024];
+	size_t len = 0;
+	off_t pos = mark;
+	ssize_t n;
+	char *line, *save;
+	int count = 0;
+
+	/* pread() at a sequence number reads the records after it. */
+	while (len + 512 < sizeof(buf) &&
+	       (n = pread(decisions_fd, buf + len, sizeof(buf) - 1 - len,
+			  pos)) > 0) {
+		len += n;
+		pos = last_seq(buf, len);
+	}
+	ASSERT(n >= 0, "pread(%s, %llu): %s", TG_DECISIONS, mark,
+	       strerror(errno));
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && count < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ASSERT(record_parse(line, &recs[count]),
+		       "malformed decision record '%s'", line);
+		count++;
+	}
+	return count;
+}
+
+struct expect {
+	const char *op;
+	const char *verdict;
+	const char *rule;
+};
+
+/* Identity every record of one step shares. */
+struct who {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	const char *dev;
+	const char *type;
+	const char *mode;
+};
+
+static char self_comm[32];
+static unsigned long self_netns;
+
+/* Compare the records after @mark with @exp, field by field. */
+static void check_records(const char *step, unsigned long long mark,
+			  const struct who *who, const struct expect *exp,
+			  int nexp)
+{
+	struct record recs[16];
+	int n, i;
+
+	n = decisions_since(mark, recs, 16);
+	EXPECT(n == nexp, "%s: %d decision records after seq %llu, expected %d",
+	       step, n, mark, nexp);
+	if (n != nexp)
+		for (i = 0; i < n; i++)
+			diag("  got seq=%llu op=%s verdict=%s rule=%s dev=%s uid=%lu",
+			     recs[i].seq, recs[i].op, recs[i].verdict,
+			     recs[i].rule, recs[i].dev, recs[i].uid);
+	for (i = 0; i < n && i < nexp; i++) {
+		const struct record *r = &recs[i];
+
+#define FIELD_STR(f, want)						\
+		EXPECT(!strcmp(r->f, want),				\
+		       "%s: record %d (seq %llu): " #f "=%s, expected %s",	\
+		       step, i + 1, r->seq, r->f, want)
+#define FIELD_NUM(f, want)						\
+		EXPECT((unsigned long)r->f == (unsigned long)(want),	\
+		       "%s: record %d (seq %llu): " #f "=%lu, expected %lu", \
+		       step, i + 1, r->seq, (unsigned long)r->f,	\
+		       (unsigned long)(want))
+		EXPECT(r->seq > mark, "%s: record seq %llu not after %llu",
+		       step, r->seq, mark);
+		FIELD_STR(op, exp[i].op);
+		FIELD_STR(verdict, exp[i].verdict);
+		FIELD_STR(mode, who->mode);
+		FIELD_STR(rule, exp[i].rule);
+		FIELD_NUM(pid, who->pid);
+		FIELD_STR(comm, self_comm);
+		FIELD_NUM(uid, who->uid);
+		FIELD_NUM(gid, who->gid);
+		FIELD_STR(dev, who->dev);
+		FIELD_STR(type, who->type);
+		FIELD_NUM(netns, self_netns);
+#undef FIELD_STR
+#undef FIELD_NUM
+	}
+}
+
+/* ---- TUN operations, each returning 0 or -errno ------------------------ */
+
+static int tun_ioctl(int fd, unsigned long req, const char *name, int flags)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	ifr.ifr_flags = flags;
+	return ioctl(fd, req, &ifr) < 0 ? -errno : 0;
+}
+
+static int tun_open(void)
+{
+	int fd = open(TUN_PATH, O_RDWR | O_CLOEXEC);
+
+	ASSERT(fd >= 0, "open(%s): %s", TUN_PATH, strerror(errno));
+	return fd;
+}
+
+static bool dev_exists(const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+/* Create a persistent device owned by @owner (-1: no owner). */
+static void make_persistent(const char *name, int flags, long owner)
+{
+	int fd = tun_open(), err;
+
+	err = tun_ioctl(fd, TUNSETIFF, name, flags);
+	ASSERT(err == 0, "ioctl(TUNSETIFF, %s): %s", name, strerror(-err));
+	ASSERT(ioctl(fd, TUNSETPERSIST, 1) == 0, "ioctl(TUNSETPERSIST, %s): %s",
+	       name, strerror(errno));
+	if (owner >= 0)
+		ASSERT(ioctl(fd, TUNSETOWNER, owner) == 0,
+		       "ioctl(TUNSETOWNER, %s, %ld): %s", name, owner,
+		       strerror(errno));
+	close(fd);
+}
+
+/* Remove a persistent device, whatever its type; 0 or -errno. */
+static int remove_persistent(const char *name)
+{
+	char path[80], buf[32];
+	unsigned long flags;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", name);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	flags = strtoul(buf, NULL, 16);
+	fd = open(TUN_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = tun_ioctl(fd, TUNSETIFF, name,
+			flags & (IFF_TUN | IFF_TAP | IFF_MULTI_QUEUE));
+	if (!err && ioctl(fd, TUNSETPERSIST, 0) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* ---- acting as another user in a child --------------------------------- */
+
+/*
+ * A step runs in a child, as @uid/@gid with no supplementary groups.  It
+ * gets a /dev/net/tun fd opened while still root (as libvirt hands one
+ * to QEMU) and notes the last decision sequence number right before the
+ * operation under test, so the records after it belong to that operation
+ * alone.
+ */
+struct step_result {
+	int err;
+	unsigned long long mark;
+	pid_t pid;
+};
+
+typedef int (*step_fn)(int tunfd, const char *name, unsigned long long *mark);
+
+static struct step_result run_as(uid_t uid, gid_t gid, step_fn fn,
+				 const char *name)
+{
+	struct step_result res = { .err = -ECHILD };
+	int pipefd[2], status, tunfd;
+	pid_t pid;
+
+	ASSERT(pipe(pipefd) == 0, "pipe: %s", strerror(errno));
+	tunfd = tun_open();
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pipefd[0]);
+		res.pid = getpid();
+		if (uid != 0 &&
+		    (setgroups(0, NULL) || setgid(gid) || setuid(uid))) {
+			res.err = -errno;
+			diag("setuid(%u): %s", uid, strerror(errno));
+		} else {
+			res.err = fn(tunfd, name, &res.mark);
+		}
+		if (write(pipefd[1], &res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	close(tunfd);
+	if (read(pipefd[0], &res, sizeof(res)) != sizeof(res))
+		res.err = -ECHILD;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	ASSERT(res.err != -ECHILD, "child for %s as uid %u died (status %#x)",
+	       name, uid, status);
+	return res;
+}
+
+static int step_setiff(int fd, const char *name, int flags,
+		       unsigned long long *mark)
+{
+	*mark = decisions_mark();
+	return tun_ioctl(fd, TUNSETIFF, name, flags);
+}
+
+/* TUNSETIFF for a tap: creates it, or attaches to it if it exists. */
+static int step_setiff_tap(int fd, const char *name, unsigned long long *mark)
+{
+	return step_setiff(fd, name, IFF_TAP | IFF_NO_PI, mark);
+}
+
+static int step_setiff_tun(int fd, const char *name, unsigned long long *mark)
+{
+	return step_setiff(fd, name, IFF_TUN | IFF_NO_PI, mark);
+}
+
+/* Take a queue of a multiqueue tap, detach it, then attach it again. */
+static int step_attach_queue(int fd, const char *name,
+			     unsigned long long *mark)
+{
+	int err;
+
+	err = tun_ioctl(fd, TUNSETIFF, name,
+			IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE);
+	if (err) {
+		diag("setup: ioctl(TUNSETIFF, %s): %s", name, strerror(-err));
+		return -ECANCELED;
+	}
+	err = tun_ioctl(fd, TUNSETQUEUE, name, IFF_DETACH_QUEUE);
+	if (err) {
+		diag("setup: ioctl(TUNSETQUEUE detach, %s): %s", name,
+		     strerror(-err));
+		return -ECANCELED;
+	}
+	*mark = decisions_mark();
+	return tun_ioctl(fd, TUNSETQUEUE, name, IFF_ATTACH_QUEUE);
+}
+
+/* Run @fn as @uid on @name and expect @want; returns the step's result. */
+static struct step_result do_step(const char *what, uid_t uid, step_fn fn,
+				  const char *name, int want)
+{
+	struct step_result r = run_as(uid, uid, fn, name);
+	char step[160];
+
+	snprintf(step, sizeof(step), "%s %s as uid %u", what, name, uid);
+	EXPECT(r.err == want, "%s: got %s, expected %s", step,
+	       errname(r.err), errname(want));
+	return r;
+}
+
+static void expect_records(const char *what, uid_t uid, const char *name,
+			   const char *type, const char *mode,
+			   const struct step_result *r,
+			   const struct expect *exp, int nexp)
+{
+	struct who who = {
+		.pid = r->pid, .uid = uid, .gid = uid, .dev = name,
+		.type = type, .mode = mode,
+	};
+	char step[160];
+
+	snprintf(step, sizeof(step), "%s %s as uid %u", what, name, uid);
+	check_records(step, r->mark, &who, exp, nexp);
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_lsm_listed(void)
+{
+	char buf[256], *tok, *save;
+	bool found = false;
+	ssize_t n;
+
+	n = read_file("/sys/kernel/security/lsm", buf, sizeof(buf));
+	ASSERT(n > 0, "read(/sys/kernel/security/lsm): %s", strerror(-n));
+	for (tok = strtok_r(buf, ",\n", &save); tok;
+	     tok = strtok_r(NULL, ",\n", &save))
+		found |= !strcmp(tok, "tunguard");
+	EXPECT(found, "tunguard is not in /sys/kernel/security/lsm");
+}
+
+static void expect_policy(const char *want, const char *what)
+{
+	static char buf[128 * 1024];
+	ssize_t n = read_file(TG_POLICY, buf, sizeof(buf));
+
+	ASSERT(n >= 0, "read(%s): %s", TG_POLICY, strerror(-n));
+	EXPECT(!strcmp(buf, want), "%s: policy reads back as\n%s\nexpected\n%s",
+	       what, buf, want);
+}
+
+static void test_policy_read_back_canonical(void)
+{
+	LOAD_POLICY("# lab\n"
+		    "default deny\n"
+		    "allow  open,create name=tgc* uid=1000-1000 type=tap\n"
+		    "deny any\tcreator=no gid=5-9 cap=!net_admin\n");
+	expect_policy("allow create,open uid=1000 type=tap name=tgc*\n"
+		      "deny any gid=5-9 cap=!net_admin creator=no\n"
+		      "default deny\n", "non-canonical policy");
+}
+
+static void test_policy_replaced_whole(void)
+{
+	LOAD_POLICY("allow create name=a*\nallow open\ndefault deny\n");
+	LOAD_POLICY("deny attach uid=7\ndefault allow\n");
+	expect_policy("deny attach uid=7\ndefault allow\n", "second policy");
+}
+
+/* Find @needle in the kernel log written after @fd was opened. */
+static bool kmsg_contains(int fd, const char *needle)
+{
+	char rec[1024];
+	ssize_t n;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (strstr(rec, needle))
+			return true;
+	}
+	return false;
+}
+
+static void test_bad_policy_keeps_old(void)
+{
+	static const char good[] = "allow open uid=1000\ndefault deny\n";
+	static const struct {
+		const char *text, *log;
+	} bad[] = {
+		{ "default deny\npermit any\n", "line 2: unknown verb" },
+		{ "allow any uid=9-1\ndefault deny\n", "line 1: reversed range" },
+		{ "allow any\n", "no default line" },
+		{ "allow open uid=1000\ndefault deny\nallow bogus\n",
+		  "line 3: unknown operation" },
+	};
+	unsigned int i;
+	int kmsg, err;
+
+	LOAD_POLICY(good);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ASSERT(kmsg >= 0, "open(/dev/kmsg): %s", strerror(errno));
+		lseek(kmsg, 0, SEEK_END);
+		err = policy_load(bad[i].text);
+		EXPECT_ERR(err, -EINVAL, "write(policy) of a malformed policy");
+		EXPECT(kmsg_contains(kmsg, bad[i].log),
+		       "kernel log lacks '%s' after a malformed policy",
+		       bad[i].log);
+		close(kmsg);
+		expect_policy(good, "after a rejected policy");
+	}
+}
+
+/* Drop CAP_MAC_ADMIN from all sets of this process. */
+static int drop_cap_mac_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_TO_INDEX(CAP_MAC_ADMIN)].effective &= ~CAP_TO_MASK(CAP_MAC_ADMIN);
+	data[CAP_TO_INDEX(CAP_MAC_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_MAC_ADMIN);
+	data[CAP_TO_INDEX(CAP_MAC_ADMIN)].inheritable &= ~CAP_TO_MASK(CAP_MAC_ADMIN);
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+static void test_write_needs_cap_mac_admin(void)
+{
+	static const char good[] = "deny create\ndefault allow\n";
+	char mode[32] = "";
+	int status, err;
+	pid_t pid;
+
+	LOAD_POLICY(good);
+	SET_MODE("enforce");
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		err = drop_cap_mac_admin();
+		ASSERT_OK(err, "capset(drop CAP_MAC_ADMIN)");
+		EXPECT_ERR(policy_load("default allow\n"), -EPERM,
+			   "write(policy) without CAP_MAC_ADMIN");
+		EXPECT_ERR(mode_set("off"), -EPERM,
+			   "write(mode) without CAP_MAC_ADMIN");
+		exit(t_result);
+	}
+	waitpid(pid, &status, 0);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "child without CAP_MAC_ADMIN failed (status %#x)", status);
+	expect_policy(good, "after writes without CAP_MAC_ADMIN");
+	read_file(TG_MODE, mode, sizeof(mode));
+	EXPECT(!strcmp(mode, "enforce\n"), "mode reads '%s' after a refused write",
+	       mode);
+}
+
+static void test_oversized_policy_refused(void)
+{
+	static const char good[] = "allow any\ndefault deny\n";
+	size_t len = TG_POLICY_MAX + 1, i;
+	char *text = malloc(len + 1);
+
+	ASSERT(text, "malloc(%zu)", len);
+	/* Valid text, only too long: comment lines and a default. */
+	for (i = 0; i < len; i++)
+		text[i] = (i % 64 == 63) ? '\n' : '#';
+	memcpy(text + len - 14, "\ndefault deny\n", 14);
+	LOAD_POLICY(good);
+	EXPECT_ERR(write_file(TG_POLICY, text, len), -EFBIG,
+		   "write(policy) of 64 KiB + 1");
+	/* The same text cut to the limit is accepted. */
+	memcpy(text + TG_POLICY_MAX - 14, "\ndefault deny\n", 14);
+	EXPECT_ERR(write_file(TG_POLICY, text, TG_POLICY_MAX), 0,
+		   "write(policy) of exactly 64 KiB");
+	LOAD_POLICY(good);
+	EXPECT_ERR(write_file(TG_POLICY, text, len), -EFBIG,
+		   "write(policy) of 64 KiB + 1");
+	expect_policy(good, "after an oversized write");
+	free(text);
+}
+
+static void test_create_allowed_and_denied(void)
+{
+	struct step_result r;
+
+	LOAD_POLICY("allow create uid=0 type=tap name=tgc*\n"
+		    "deny create\n"
+		    "default allow\n");
+	SET_MODE("enforce");
+
+	r = do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
+	expect_records("ioctl(TUNSETIFF) creating tap", 0, "tgc0", "tap", "enforce", &r,
+		       (struct expect[]){ { "create", "allow", "1" } }, 1);
+
+	r = do_step("ioctl(TUNSETIFF) creating tun", 0, step_setiff_tun, "tgc1", -EACCES);
+	expect_records("ioctl(TUNSETIFF) creating tun", 0, "tgc1", "tun", "enforce", &r,
+		       (struct expect[]){ { "create", "deny", "2" } }, 1);
+	EXPECT(!dev_exists("tgc1"), "tgc1 exists after a denied create");
+}
+
+static void test_open_attach_allowed_and_denied(void)
+{
+	struct step_result r;
+
+	LOAD_POLICY("allow open,attach uid=1000 name=tgc0\n"
+		    "deny attach uid=1001 name=tgc0\n"
+		    "deny open uid=1002 name=tgc0\n"
+		    "default allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc0", 0);
+	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc0", "tap", "enforce", &r,
+		       (struct expect[]){ { "open", "allow", "1" },
+					  { "attach", "allow", "1" } }, 2);
+
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_B, step_setiff_tap, "tgc0", -EACCES);
+	expect_records("ioctl(TUNSETIFF) attaching to", USER_B, "tgc0", "tap", "enforce", &r,
+		       (struct expect[]){ { "open", "allow", "default" },
+					  { "attach", "deny", "2" } }, 2);
+
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_C, step_setiff_tap, "tgc0", -EACCES);
+	expect_records("ioctl(TUNSETIFF) attaching to", USER_C, "tgc0", "tap", "enforce", &r,
+		       (struct expect[]){ { "open", "deny", "3" } }, 1);
+}
+
+static void test_attach_queue_allowed_and_denied(void)
+{
+	struct step_result r;
+
+	LOAD_POLICY("deny attach_queue uid=1001 name=tgcq*\n"
+		    "allow any mq=yes\n"
+		    "default deny\n");
+	SET_MODE("enforce");
+	make_persistent("tgcq0", IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE, -1);
+
+	r = do_step("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_A, step_attach_queue, "tgcq0", 0);
+	expect_records("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_A, "tgcq0", "tap", "enforce", &r,
+		       (struct expect[]){ { "attach_queue", "allow", "2" },
+					  { "attach", "allow", "2" } }, 2);
+
+	r = do_step("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_B, step_attach_queue, "tgcq0",
+		    -EACCES);
+	expect_records("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_B, "tgcq0", "tap", "enforce", &r,
+		       (struct expect[]){ { "attach_queue", "deny", "1" } }, 1);
+}
+
+static void test_permissive_allows_and_records(void)
+{
+	struct step_result r;
+
+	LOAD_POLICY("deny any name=tgc0\ndefault allow\n");
+	SET_MODE("permissive");
+	r = do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
+	expect_records("ioctl(TUNSETIFF) creating tap", 0, "tgc0", "tap", "permissive", &r,
+		       (struct expect[]){ { "create", "deny", "1" } }, 1);
+
+	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1);
+	LOAD_POLICY("deny any name=tgc1\ndefault allow\n");
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc1", 0);
+	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc1", "tap", "permissive", &r,
+		       (struct expect[]){ { "open", "deny", "1" },
+					  { "attach", "deny", "1" } }, 2);
+}
+
+static void test_off_records_nothing(void)
+{
+	struct step_result r;
+	unsigned long long after;
+
+	LOAD_POLICY("deny any\ndefault deny\n");
+	SET_MODE("off");
+	r = do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
+	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1);
+	do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc1", 0);
+	after = decisions_mark();
+	EXPECT(after == r.mark, "mode off: records %llu..%llu appeared",
+	       r.mark + 1, after);
+}
+
+static void test_dac_refusal_leaves_no_record(void)
+{
+	struct step_result r;
+
+	LOAD_POLICY("default allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, USER_A);
+
+	r = do_step("ioctl(TUNSETIFF) attaching (not owner) to", USER_B, step_setiff_tap, "tgc0",
+		    -EPERM);
+	expect_records("ioctl(TUNSETIFF) attaching (not owner) to", USER_B, "tgc0", "tap", "enforce",
+		       &r, NULL, 0);
+
+	r = do_step("ioctl(TUNSETIFF) attaching (owner) to", USER_A, step_setiff_tap, "tgc0", 0);
+	expect_records("ioctl(TUNSETIFF) attaching (owner) to", USER_A, "tgc0", "tap", "enforce", &r,
+		       (struct expect[]){ { "open", "allow", "default" },
+					  { "attach", "allow", "default" } }, 2);
+}
+
+static void test_decisions_seek_and_stats(void)
+{
+	unsigned long long mark, second;
+	struct record recs[4];
+	char stats[512], *p;
+	int n;
+
+	LOAD_POLICY("default allow\n");
+	SET_MODE("enforce");
+	mark = decisions_mark();
+	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
+	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc1", 0);
+	n = decisions_since(mark, recs, 4);
+	ASSERT(n == 2, "%d records after two creates, expected 2", n);
+	EXPECT(recs[1].seq == recs[0].seq + 1, "sequence %llu then %llu",
+	       recs[0].seq, recs[1].seq);
+	second = recs[0].seq;
+	n = decisions_since(second, recs, 4);
+	EXPECT(n == 1 && !strcmp(recs[0].dev, "tgc1"),
+	       "records after seq %llu: %d, first dev=%s; expected only tgc1",
+	       second, n, n ? recs[0].dev : "-");
+	EXPECT(decisions_since(decisions_mark(), recs, 4) == 0,
+	       "records after SEEK_END");
+
+	ASSERT(read_file(TG_STATS, stats, sizeof(stats)) > 0, "read(%s)",
+	       TG_STATS);
+	p = strstr(stats, "seq=");
+	EXPECT(p && strtoull(p + 4, NULL, 10) == decisions_mark(),
+	       "stats seq does not match the last record:\n%s", stats);
+	EXPECT(strstr(stats, "create allow=") && strstr(stats, "dropped="),
+	       "stats lacks counters:\n%s", stats);
+}
+
+static int count_netdevs(void)
+{
+	DIR *d = opendir("/sys/class/net");
+	struct dirent *e;
+	int n = 0;
+
+	ASSERT(d, "opendir(/sys/class/net): %s", strerror(errno));
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * One stress worker: create, add a queue, detach and reattach it, close,
+ * until @cycles went through.  The policy may deny a step at any time
+ * (EACCES), so denied attempts are retried; any other error, a crash or
+ * a leaked device is a failure.
+ */
+static int stress_worker(int id, int cycles)
+{
+	const int mq = IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE;
+	int fd1, fd2, err, done = 0;
+	double deadline = now() + 300;
+	char name[IFNAMSIZ];
+
+	snprintf(name, sizeof(name), "tgcs%d", id);
+	while (done < cycles) {
+		if (now() > deadline) {
+			diag("stress %s: only %d of %d cycles in 300 s", name,
+			     done, cycles);
+			return 1;
+		}
+		fd1 = open(TUN_PATH, O_RDWR);
+		fd2 = open(TUN_PATH, O_RDWR);
+		if (fd1 < 0 || fd2 < 0) {
+			diag("stress %s: open(%s): %s", name, TUN_PATH,
+			     strerror(errno));
+			return 1;
+		}
+		err = tun_ioctl(fd1, TUNSETIFF, name, mq);
+		if (!err)
+			err = tun_ioctl(fd2, TUNSETIFF, name, mq);
+		if (!err)
+			err = tun_ioctl(fd2, TUNSETQUEUE, name,
+					IFF_DETACH_QUEUE);
+		if (!err)
+			err = tun_ioctl(fd2, TUNSETQUEUE, name,
+					IFF_ATTACH_QUEUE);
+		if (!err)
+			done++;
+		close(fd2);
+		close(fd1);
+		if (err && err != -EACCES) {
+			diag("stress %s: cycle %d: %s", name, done,
+			     strerror(-err));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A policy of @nrules rules in the shape of a host with one rule per
+ * guest: literal names vm0, vm1, ... and ten globs at the end.
+ */
+static char *big_policy(int nrules, const char *dflt)
+{
+	size_t size = (size_t)nrules * 64 + 64, n = 0;
+	char *text = malloc(size);
+	int i;
+
+	ASSERT(text, "malloc(%zu)", size);
+	for (i = 0; i < nrules - 10; i++)
+		n += snprintf(text + n, size - n,
+			      "%s open,attach,attach_queue name=vm%d uid=%d\n",
+			      i % 3 ? "allow" : "deny", i, 1000 + i % 50);
+	for (i = 0; i < 10; i++)
+		n += snprintf(text + n, size - n,
+			      "deny create name=guest%d* uid=%d-%d\n", i,
+			      2000 + i, 2100 + i);
+	snprintf(text + n, size - n, "default %s\n", dflt);
+	return text;
+}
+
+/* @nrules rules without a name, none matching root: all are visited. */
+static char *unnamed_policy(int nrules)
+{
+	size_t size = (size_t)nrules * 48 + 64, n = 0;
+	char *text = malloc(size);
+	int i;
+
+	ASSERT(text, "malloc(%zu)", size);
+	for (i = 0; i < nrules; i++)
+		n += snprintf(text + n, size - n, "deny any uid=%d\n",
+			      5000 + i);
+	snprintf(text + n, size - n, "default allow\n");
+	return text;
+}
+
+/* Replace the policy over and over while workers churn devices. */
+static void test_stress_replace_while_busy(void)
+{
+	const int workers = 4, cycles = 100, min_replaces = 300;
+	char *big = big_policy(1000, "allow");
+	static const char *const small[] = {
+		"deny attach_queue name=tgcs1\ndefault allow\n",
+		"deny create name=tgcs2\ndefault allow\n",
+		"default allow\n",
+	};
+	int before, after, i, status, err, running, replaces = 0, bad = 0;
+	pid_t pids[8];
+
+	SET_MODE("enforce");
+	LOAD_POLICY("default allow\n");
+	before = count_netdevs();
+	fflush(stdout);
+	for (i = 0; i < workers; i++) {
+		pids[i] = fork();
+		ASSERT(pids[i] >= 0, "fork: %s", strerror(errno));
+		if (pids[i] == 0)
+			_exit(stress_worker(i, cycles));
+	}
+	/* Keep replacing until every worker is done, and at least 300 times. */
+	for (running = workers; running || replaces < min_replaces;
+	     replaces++) {
+		err = policy_load(replaces % 4 == 3 ? big : small[replaces % 3]);
+		if (err) {
+			EXPECT(0, "replace %d: write(policy): %s", replaces,
+			       strerror(-err));
+			break;
+		}
+		for (i = 0; i < workers; i++) {
+			if (!pids[i] || waitpid(pids[i], &status, WNOHANG) <= 0)
+				continue;
+			pids[i] = 0;
+			running--;
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				bad++;
+		}
+	}
+	LOAD_POLICY("default allow\n");
+	for (i = 0; i < workers; i++) {
+		if (!pids[i])
+			continue;
+		waitpid(pids[i], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			bad++;
+	}
+	EXPECT(!bad, "%d of %d stress workers failed", bad, workers);
+	after = count_netdevs();
+	EXPECT(after == before, "%d network devices before the stress, %d after",
+	       before, after);
+	for (i = 0; i < workers; i++) {
+		char name[IFNAMSIZ];
+
+		snprintf(name, sizeof(name), "tgcs%d", i);
+		EXPECT(!dev_exists(name), "%s left behind", name);
+	}
+	diag("stress: %d workers x %d create/queue cycles, %d policy replaces",
+	     workers, cycles, replaces);
+	free(big);
+}
+
+/* ---- fixture ----------------------------------------------------------- */
+
+/* The policy and mode in force before tgcheck started, restored after. */
+static char saved_policy[TG_POLICY_MAX + 1];
+static char saved_mode[32];
+
+static int save_state(void)
+{
+	ssize_t n = read_file(TG_POLICY, saved_policy, sizeof(saved_policy));
+
+	if (n < 0)
+		return n;
+	n = read_file(TG_MODE, saved_mode, sizeof(saved_mode));
+	return n < 0 ? n : 0;
+}
+
+static int restore_state(void)
+{
+	int err = policy_load(saved_policy);
+
+	return err ? err : mode_set(saved_mode);
+}
+
+/* Undo whatever a test left: saved policy and mode, no tgc* devices. */
+static void teardown(void)
+{
+	DIR *d;
+	struct dirent *e;
+	int err;
+
+	/* The devices go first, while the test's own policy may deny it. */
+	err = policy_load("default allow\n");
+	if (err)
+		diag("teardown: opening the policy: %s", strerror(-err));
+	d = opendir("/sys/class/net");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "tgc", 3))
+			continue;
+		err = remove_persistent(e->d_name);
+		if (err)
+			diag("teardown: removing %s: %s", e->d_name,
+			     strerror(-err));
+	}
+	closedir(d);
+	err = restore_state();
+	if (err)
+		diag("teardown: restoring policy and mode: %s", strerror(-err));
+}
+
+static const struct test tests[] = {
+	{ "lsm_listed", test_lsm_listed, 10 },
+	{ "policy_read_back_canonical", test_policy_read_back_canonical, 10 },
+	{ "policy_replaced_whole", test_policy_replaced_whole, 10 },
+	{ "bad_policy_keeps_old", test_bad_policy_keeps_old, 30 },
+	{ "write_needs_cap_mac_admin", test_write_needs_cap_mac_admin, 10 },
+	{ "oversized_policy_refused", test_oversized_policy_refused, 10 },
+	{ "create_allowed_and_denied", test_create_allowed_and_denied, 30 },
+	{ "open_attach_allowed_and_denied",
+	  test_open_attach_allowed_and_denied, 30 },
+	{ "attach_queue_allowed_and_denied",
+	  test_attach_queue_allowed_and_denied, 30 },
+	{ "permissive_allows_and_records",
+	  test_permissive_allows_and_records, 30 },
+	{ "off_records_nothing", test_off_records_nothing, 30 },
+	{ "dac_refusal_leaves_no_record",
+	  test_dac_refusal_leaves_no_record, 30 },
+	{ "decisions_seek_and_stats", test_decisions_seek_and_stats, 30 },
+	{ "stress_replace_while_busy", test_stress_replace_while_busy, 600 },
+};
+
+#define NTESTS	(sizeof(tests) / sizeof(tests[0]))
+
+/* Why nothing can be tested here, or NULL. */
+static const char *missing_requirement(void)
+{
+	if (geteuid() != 0)
+		return "not running as root";
+	if (access(TG_DIR, F_OK))
+		return TG_DIR " missing: tunguard not enabled or securityfs not mounted";
+	if (access(TUN_PATH, F_OK))
+		return TUN_PATH " missing: no TUN driver";
+	return NULL;
+}
+
+static int run_test(const struct test *t)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return KSFT_FAIL;
+	if (pid == 0) {
+		alarm(t->timeout);
+		t->fn();
+		exit(t_result);
+	}
+	waitpid(pid, &status, 0);
+	teardown();
+	if (WIFSIGNALED(status)) {
+		diag("%s: %s", t->name, WTERMSIG(status) == SIGALRM ?
+		     "timed out" : strsignal(WTERMSIG(status)));
+		return KSFT_FAIL;
+	}
+	return WEXITSTATUS(status);
+}
+
+static void self_identity(void)
+{
+	struct stat st;
+	char *nl;
+
+	read_file("/proc/self/comm", self_comm, sizeof(self_comm));
+	nl = strchr(self_comm, '\n');
+	if (nl)
+		*nl = '\0';
+	if (stat("/proc/self/ns/net", &st) == 0)
+		self_netns = st.st_ino;
+}
+
+static int run_tests(void)
+{
+	int pass = 0, fail = 0, skip = 0, rc;
+	const char *why = missing_requirement();
+	size_t i;
+
+	printf("KTAP version 1\n1..%zu\n", NTESTS);
+	if (!why) {
+		self_identity();
+		decisions_fd = open(TG_DECISIONS, O_RDONLY);
+		if (decisions_fd < 0)
+			why = "cannot open " TG_DECISIONS;
+		else if (save_state())
+			why = "cannot read the policy and mode in force";
+	}
+	for (i = 0; i < NTESTS; i++) {
+		if (why) {
+			printf("ok %zu %s # SKIP %s\n", i + 1, tests[i].name, why);
+			skip++;
+			continue;
+		}
+		rc = run_test(&tests[i]);
+		if (rc == KSFT_PASS) {
+			printf("ok %zu %s\n", i + 1, tests[i].name);
+			pass++;
+		} else if (rc == KSFT_SKIP) {
+			printf("ok %zu %s # SKIP\n", i + 1, tests[i].name);
+			skip++;
+		} else {
+			printf("not ok %zu %s\n", i + 1, tests[i].name);
+			fail++;
+		}
+		fflush(stdout);
+	}
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
+	       pass, fail, skip);
+	if (fail)
+		return KSFT_FAIL;
+	return pass ? KSFT_PASS : KSFT_SKIP;
+}
+
+/* ---- bench ------------------------------------------------------------- */
+
+/* Operations per second of @op over about @seconds, or -1 on error. */
+static double bench_rate(int (*op)(void), double seconds)
+{
+	double start = now(), elapsed;
+	long n = 0;
+
+	do {
+		if (op())
+			return -1;
+		n++;
+		elapsed = now() - start;
+	} while (elapsed < seconds);
+	return n / elapsed;
+}
+
+static int bench_create_close(void)
+{
+	int fd = open(TUN_PATH, O_RDWR), err;
+
+	if (fd < 0)
+		return -errno;
+	err = tun_ioctl(fd, TUNSETIFF, "bench0", IFF_TAP | IFF_NO_PI);
+	close(fd);
+	if (err)
+		diag("bench: ioctl(TUNSETIFF, bench0): %s", strerror(-err));
+	return err;
+}
+
+static int bench_attach_close(void)
+{
+	int fd = open(TUN_PATH, O_RDWR), err;
+
+	if (fd < 0)
+		return -errno;
+	err = tun_ioctl(fd, TUNSETIFF, "benchp0", IFF_TAP | IFF_NO_PI);
+	close(fd);
+	if (err)
+		diag("bench: ioctl(TUNSETIFF, benchp0): %s", strerror(-err));
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define BENCH_ROUNDS	3
+
+/*
+ * Rounds interleave the configurations so that drift of the (emulated)
+ * machine hits them alike; each figure is the median of the rounds.
+ */
+static int run_bench(double seconds)
+{
+	char *indexed = big_policy(1000, "allow");
+	char *unnamed = unnamed_policy(1000);
+	const struct {
+		const char *label, *mode, *policy;
+	} configs[] = {
+		{ "off, 1000 rules", "off", indexed },
+		{ "enforce, default only", "enforce", "default allow\n" },
+		{ "enforce, 1000 named rules", "enforce", indexed },
+		{ "enforce, 1000 unnamed rules", "enforce", unnamed },
+	};
+	enum { NCONF = sizeof(configs) / sizeof(configs[0]) };
+	double create[NCONF][BENCH_ROUNDS], attach[NCONF][BENCH_ROUNDS];
+	const char *why = missing_requirement();
+	int round, err = 0;
+	size_t i;
+
+	if (!why && save_state())
+		why = "cannot read the policy and mode in force";
+	if (why) {
+		printf("# bench skipped: %s\n", why);
+		return KSFT_SKIP;
+	}
+	err = policy_load("default allow\n");
+	if (err) {
+		printf("# bench: write(%s): %s\n", TG_POLICY, strerror(-err));
+		return KSFT_FAIL;
+	}
+	make_persistent("benchp0", IFF_TAP | IFF_NO_PI, -1);
+	printf("# bench: %d rounds of %.1f s per figure, median shown; bench0/benchp0 match no rule\n",
+	       BENCH_ROUNDS, seconds);
+	for (round = 0; round < BENCH_ROUNDS && !err; round++) {
+		for (i = 0; i < NCONF && !err; i++) {
+			err = policy_load(configs[i].policy);
+			if (!err)
+				err = mode_set(configs[i].mode);
+			if (err) {
+				printf("# bench: %s: %s\n", configs[i].label,
+				       strerror(-err));
+				break;
+			}
+			create[i][round] = bench_rate(bench_create_close, seconds);
+			attach[i][round] = bench_rate(bench_attach_close, seconds);
+			if (create[i][round] < 0 || attach[i][round] < 0)
+				err = -EIO;
+		}
+	}
+	for (i = 0; i < NCONF && !err; i++) {
+		qsort(create[i], BENCH_ROUNDS, sizeof(double), cmp_double);
+		qsort(attach[i], BENCH_ROUNDS, sizeof(double), cmp_double);
+		printf("bench: %-28s create+close %7.0f ops/s  attach+close %7.0f ops/s\n",
+		       configs[i].label, create[i][BENCH_ROUNDS / 2],
+		       attach[i][BENCH_ROUNDS / 2]);
+	}
+	policy_load("default allow\n");
+	remove_persistent("benchp0");
+	restore_state();
+	free(indexed);
+	free(unnamed);
+	return err ? KSFT_FAIL : KSFT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "--bench"))
+		return run_bench(argc > 2 ? atof(argv[2]) : 2.0);
+	if (argc > 1) {
+		fprintf(stderr, "usage: %s [--bench [seconds]]\n", argv[0]);
+		return 2;
+	}
+	return run_tests();
+}
