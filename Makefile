@@ -56,11 +56,11 @@ check: $(HARNESS_RUNNER)
 .PHONY: test lab-test
 test: deps
 	@$(MAKE) --no-print-directory unit-test
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build kernel-selinux
 	@$(MAKE) --no-print-directory lab-test
 
-lab-test: build
-	@harness/tests/lab-test.sh $(HARNESS_RUNNER)
+lab-test: build kernel-selinux
+	@KERNEL_SELINUX=$(KERNEL_SELINUX_BZIMAGE) harness/tests/lab-test.sh $(HARNESS_RUNNER)
 
 # --- speed ----------------------------------------------------------------------
 .PHONY: bench

@@ -9,7 +9,9 @@
 # usage: kernel/build.sh OUT_BZIMAGE
 # env:   KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
 #        KERNEL_CONFIGS (fragments; default kernel/config/*.config),
-#        KERNEL_PATCH_DIR (default kernel/patches)
+#        KERNEL_PATCH_DIR (default kernel/patches), KERNEL_OBJ_DIR (default
+#        $KERNEL_BUILD_DIR/obj: a second configuration shares the tree but
+#        not the objects)
 set -euo pipefail
 
 out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
@@ -28,12 +30,18 @@ die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 
 [ -r "$tar_path" ] || die "$tar_path not found (install linux-source-6.1: make deps)"
 
-# The cache key: the source package, every patch and fragment, this script
+# How a bzImage is made from its inputs. Bump it when a change to this
+# script changes what it builds (not for messages or paths), so the cache
+# does not hand out a kernel built the old way.
+KERNEL_RECIPE=1
+
+# The cache key: the source package, every patch and fragment, the recipe
 # and the compiler.
 src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || stat -c %s-%Y "$tar_path")
 key=$( {
 	echo "source $src_version $(stat -c %s "$tar_path")"
-	for f in "${patches[@]}" "${fragments[@]}" "$0"; do
+	echo "recipe $KERNEL_RECIPE"
+	for f in "${patches[@]}" "${fragments[@]}"; do
 		echo "== $(basename "$f")"; cat "$f"
 	done
 	gcc --version | head -1
@@ -58,7 +66,7 @@ fi
 
 t0=$(date +%s)
 src=$build_dir/linux
-obj=$build_dir/obj
+obj=${KERNEL_OBJ_DIR:-$build_dir/obj}
 mkdir -p "$build_dir"
 
 # A pristine tree, kept between builds in a git repository of its own so a
@@ -92,8 +100,8 @@ done
 
 # Configure: allnoconfig with the fragments forced, then check each request.
 mkdir -p "$obj"
-cat "${fragments[@]}" > "$build_dir/requested.config"
-make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$build_dir/requested.config" allnoconfig >/dev/null
+cat "${fragments[@]}" > "$obj.requested"
+make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$obj.requested" allnoconfig >/dev/null
 dropped=0
 while IFS= read -r line; do
 	case $line in
@@ -111,13 +119,13 @@ while IFS= read -r line; do
 			dropped=$((dropped + 1))
 		fi ;;
 	esac
-done < "$build_dir/requested.config"
+done < "$obj.requested"
 [ "$dropped" -eq 0 ] || die "$dropped requested option(s) missing from the final .config (Kconfig dropped them: fix their dependencies in kernel/config/)"
 
-say "building bzImage with $jobs jobs (log: $build_dir/build.log)"
-if ! make -C "$src" O="$obj" -j"$jobs" bzImage > "$build_dir/build.log" 2>&1; then
-	tail -30 "$build_dir/build.log" >&2
-	die "build failed; full log in $build_dir/build.log"
+say "building bzImage with $jobs jobs (log: $obj.log)"
+if ! make -C "$src" O="$obj" -j"$jobs" bzImage > "$obj.log" 2>&1; then
+	tail -30 "$obj.log" >&2
+	die "build failed; full log in $obj.log"
 fi
 mkdir -p "$cached.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$cached.tmp/bzImage"
