@@ -662,7 +662,7 @@ int main(int argc, char **argv)
 	const char *plan_path = "/tunlab/plan", *port = NULL;
 	struct exec_ctx x = { .step_timeout_s = STEP_TIMEOUT_S };
 	struct utsname uts;
-	char features[128], *plan, *line, *save, *ff;
+	char features[128], *plan, *line, *save, *ff, *lsm;
 	bool fail_fast, failed = false;
 	struct tg_state tg = { 0 };
 	unsigned int have;
@@ -691,7 +691,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	uname(&uts);
 	have = detect_features(features, sizeof(features));
-	proto_emit(x.out, "hello", 3, PROTO_VERSION, uts.release, features);
+	lsm = read_file("/sys/kernel/security/lsm", NULL);
+	proto_emit(x.out, "hello", 4, PROTO_VERSION, uts.release, features, lsm ? lsm : "");
+	free(lsm);
 
 	tg.boot_policy = read_file(TG_DIR "/policy", NULL);
 	tg.boot_mode = read_file(TG_DIR "/mode", NULL);

@@ -29,6 +29,8 @@
 #define L2_STOP_TIMEOUT_S 20
 #define L2_DEFAULT_IP "169.254.0.2/16"
 
+static const char *const vm_files[] = { "console.log", "qemu.stderr", "ctl.sock" };
+
 static struct vm *vm_find(struct exec_ctx *x, const char *name)
 {
 	for (int i = 0; i < EXEC_MAX_VMS; i++)
@@ -308,6 +310,15 @@ void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 	snprintf(vm->dir, sizeof(vm->dir), RUN_DIR "/%s", name);
 	vm->ctl = -1;
 	mkdir(RUN_DIR, 0755);
+	/* a fresh folder: an earlier guest of this name may have been another
+	 * user's, and its files would be unwritable for this one */
+	for (size_t i = 0; i < ARRAY_SIZE(vm_files); i++) {
+		char *f = xasprintf("%s/%s", vm->dir, vm_files[i]);
+
+		unlink(f);
+		free(f);
+	}
+	rmdir(vm->dir);
 	mkdir(vm->dir, 0755);
 	if (!st->actor.root && chown(vm->dir, st->actor.uid, st->actor.gid) < 0) {
 		outcome_set(oc, errno, "chown %s", vm->dir);

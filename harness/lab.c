@@ -304,9 +304,11 @@ static void results_record(struct boot *b, char *line)
 		b->hello = true;
 		free(r->kernel);
 		r->kernel = xstrdup(f[2]);
-		say("tunlab: L1 ready after %.1f s: kernel %s%s%s\n",
+		free(r->lsm);
+		r->lsm = n > 4 && *f[4] ? xstrdup(f[4]) : NULL;
+		say("tunlab: L1 ready after %.1f s: kernel %s%s%s%s%s\n",
 		    (now_ms() - b->started) / 1000.0, f[2], n > 3 ? ", " : "",
-		    n > 3 ? f[3] : "");
+		    n > 3 ? f[3] : "", r->lsm ? ", lsm " : "", r->lsm ? r->lsm : "");
 	} else if (!strcmp(f[0], "begin") && n >= 2 && valid_idx(b, f[1], &idx)) {
 		b->inflight = idx;
 		say("       %s:%d %s\n", r->s[idx].sc->file, r->s[idx].sc->line,

@@ -4,7 +4,7 @@
  * one record per line, fields separated by tabs, with '\\', '\t' and '\n'
  * escaped inside fields. Records (first field is the type):
  *
- *   hello   PROTO KERNEL-RELEASE FEATURES       executor is up
+ *   hello   PROTO KERNEL-RELEASE FEATURES LSMS  executor is up
  *   begin   IDX                                 scenario IDX of the plan starts
  *   step    IDX STEP RESULT MS MESSAGE          one step finished
  *   end     IDX RESULT MS REASON                scenario finished

@@ -41,6 +41,7 @@ char *report_summary_text(const struct run_result *r)
 
 	sbuf_printf(&sb, "tunlab run %s\n", r->id ? r->id : "?");
 	sbuf_printf(&sb, "kernel  %s\n", r->kernel ? r->kernel : "(L1 did not report)");
+	sbuf_printf(&sb, "lsm     %s\n", r->lsm ? r->lsm : "(none reported)");
 	sbuf_printf(&sb, "accel   %s (%s)\n\n", r->accel ? r->accel : "?",
 		    r->accel_reason ? r->accel_reason : "");
 	sbuf_printf(&sb, "%-8s %9s  %s\n", "RESULT", "TIME", "SCENARIO / STEP");

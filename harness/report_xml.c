@@ -175,6 +175,8 @@ char *report_json_text(const struct run_result *r)
 	json_str(&sb, r->id);
 	sbuf_puts(&sb, ", \"kernel\": ");
 	json_str(&sb, r->kernel);
+	sbuf_puts(&sb, ", \"lsm\": ");
+	json_str(&sb, r->lsm);
 	sbuf_puts(&sb, ", \"accelerator\": ");
 	json_str(&sb, r->accel);
 	sbuf_puts(&sb, ", \"accelerator_reason\": ");

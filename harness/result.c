@@ -59,6 +59,7 @@ void run_free(struct run_result *r)
 	free(r->s);
 	free(r->id);
 	free(r->kernel);
+	free(r->lsm);
 	free(r->accel);
 	free(r->accel_reason);
 	free(r->crash_kind);

@@ -72,6 +72,7 @@ enum tl_exit_code {
 struct run_result {
 	char *id;
 	char *kernel;		/* release reported by L1 */
+	char *lsm;		/* L1's active security modules, in order */
 	char *accel;
 	char *accel_reason;
 	double ms;

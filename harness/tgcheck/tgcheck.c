@@ -12,8 +12,6 @@
  * policy in enforce mode against mode off.
  */
 
-#define _GNU_SOURCE
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
