@@ -13,6 +13,8 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	must_fail_scenario_fails_naming_its_step hung_l1_is_killed_at_its_timeout
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
 [ -d harness/probes ] && tests+=(kvm_probes_report_wrong_expectations)
+tests+=(deny_scenarios_fail_with_tunguard_off)
+[ -n "${KERNEL_SELINUX:-}" ] && tests+=(selinux_stacks_with_tunguard)
 passed=0 failed=0 n=0
 
 run() { # run EXPECTED_STATUS ARGS...: the runner's status must match
@@ -86,7 +88,12 @@ default_suite_passes() {
 	local r=$results/latest
 	expect_in "$r/summary.txt" "0 failed" && expect_in "$r/report.ktap" "KTAP version 1" &&
 		expect_in "$r/l1-console.log" "tunlab-init: run_scenarios" &&
-		ls "$r"/l2-*-vm1.log >/dev/null
+		ls "$r"/l2-*-vm1.log >/dev/null &&
+		# KUnit ran at boot and every suite in L1 reported and passed
+		jq -e '[.suites[] | select(.name | startswith("kunit:"))] | length > 0' "$r/report.json" >/dev/null &&
+		jq -e '[.suites[].name] | index("tgcheck") != null and index("kvm-probes") != null' "$r/report.json" >/dev/null &&
+		jq -e 'all(.suites[]; .result == "pass")' "$r/report.json" >/dev/null ||
+		{ echo "    # KUnit, tgcheck or kvm-probes missing or failing in $r/report.json"; return 1; }
 }
 
 must_fail_scenario_fails_naming_its_step() {
@@ -136,6 +143,27 @@ kvm_probes_report_wrong_expectations() {
 	run 1 --no-scenarios --ktap kvm-probes:--wrong || return 1
 	expect_in "$results/latest/summary.txt" "kvm-probes: 0 ok" &&
 		! grep -q "^    ok [0-9]* \(ioeventfd\|irqfd\|realmode\)" "$results/latest/report.ktap"
+}
+
+deny_scenarios_fail_with_tunguard_off() {
+	# the suite's strength: with tunguard off, nothing it expects tunguard
+	# to refuse may still pass
+	run 1 --tunguard-mode off --ktap none --tag deny host-scenarios || return 1
+	local n
+	n=$(jq '.scenarios | length' "$results/latest/report.json")
+	[ "$n" -ge 8 ] && jq -e 'all(.scenarios[]; .result == "fail")' "$results/latest/report.json" >/dev/null ||
+		{ jq -r '.scenarios[] | select(.result != "fail") | "    # still \(.result): \(.file):\(.line) \(.title)"' \
+			"$results/latest/report.json"; return 1; }
+}
+
+selinux_stacks_with_tunguard() {
+	# SELinux (no policy loaded) and tunguard both active, both keeping TUN
+	# state in the shared blob; tgcheck and the TUN paths still pass
+	run 0 --kernel "$KERNEL_SELINUX" --ktap tgcheck host-scenarios/tunguard/persist.scn \
+		host-scenarios/persist host-scenarios/multiqueue || return 1
+	jq -e '(.run.lsm | test("tunguard")) and (.run.lsm | test("selinux"))' \
+		"$results/latest/report.json" >/dev/null ||
+		{ echo "    # lsm is $(jq -r .run.lsm "$results/latest/report.json")"; return 1; }
 }
 
 echo "KTAP version 1"
