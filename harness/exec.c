@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #define STEP_TIMEOUT_S 60
-#define TG_DIR "/sys/kernel/security/tunguard"
 #define KTAP_DIR "/usr/lib/tunlab/ktap"
 
 struct linkset {
@@ -412,6 +411,14 @@ static void emit_end(struct exec_ctx *x, const char *res, double ms, const char 
 	proto_emit(x->out, "end", 4, idx, res, t, why);
 }
 
+static bool uses_tunguard_steps(const struct scenario *sc)
+{
+	for (int i = 0; i < sc->nsteps; i++)
+		if (sc->steps[i].action == SCN_TG_POLICY || sc->steps[i].action == SCN_TG_MODE)
+			return true;
+	return false;
+}
+
 /* Returns false when the scenario did not pass (skips pass). */
 static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have,
 			 const struct tg_state *tg)
@@ -460,7 +467,7 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	sbuf_puts(&why, "");
 	links_cleanup(&before, &why);
 	links_free(&before);
-	if ((sc->policy || sc->mode || tg->force_mode) &&
+	if ((sc->policy || sc->mode || tg->force_mode || uses_tunguard_steps(sc)) &&
 	    tg_apply(tg->boot_policy, tg->boot_mode, &why) < 0)
 		worst = STEP_ERROR;
 	if (why.len && worst == STEP_PASS) {

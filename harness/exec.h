@@ -16,6 +16,8 @@
 #define IP_PATH "/sbin/ip"
 #define LAB_DIR "/lab"
 #define RUN_DIR "/run/tunlab"
+#define TG_DIR "/sys/kernel/security/tunguard"
+#define PROBES_PATH "/usr/lib/tunlab/ktap/kvm-probes"
 
 /* What one step did. err: 0 success, an errno, or -1 (failed, no errno). */
 struct outcome {

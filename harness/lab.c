@@ -248,9 +248,14 @@ static void console_line(struct boot *b, const char *line)
 
 static void print_step(const struct scenario *sc, int step, const struct step_result *st)
 {
-	say("  %-5s %7.2fs  %d. %s%s%s\n", tl_result_name(st->result), st->ms / 1000.0,
-	    step + 1, sc->steps[step].text, st->msg && *st->msg ? "\n                  # " : "",
-	    st->msg ? st->msg : "");
+	struct sbuf sb = { 0 };
+
+	sbuf_printf(&sb, "  %-5s %7.2fs  %d. %s\n", tl_result_name(st->result), st->ms / 1000.0,
+		    step + 1, sc->steps[step].text);
+	if (st->msg && *st->msg)
+		comment_lines(&sb, "                  # ", st->msg);
+	say("%s", sb.buf);
+	sbuf_free(&sb);
 }
 
 static int done_count(const struct run_result *r)

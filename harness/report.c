@@ -34,6 +34,18 @@ static const char *step_cell(const struct scenario_result *sr, int i)
 	return tl_result_name(sr->steps[i].result);
 }
 
+/* Every line of @text behind @prefix, so a message never breaks the table. */
+void comment_lines(struct sbuf *sb, const char *prefix, const char *text)
+{
+	for (const char *s = text; s && *s; ) {
+		size_t len = strcspn(s, "\n");
+
+		sbuf_printf(sb, "%s%.*s\n", prefix, (int)len, s);
+		s += len;
+		s += *s == '\n';
+	}
+}
+
 char *report_summary_text(const struct run_result *r)
 {
 	struct sbuf sb = { 0 };
@@ -51,14 +63,14 @@ char *report_summary_text(const struct run_result *r)
 		sbuf_printf(&sb, "%-8s %8.2fs  %s:%d %s\n", tl_result_name(sr->result),
 			    sr->ms / 1000.0, sr->sc->file, sr->sc->line, sr->sc->title);
 		if (sr->reason && *sr->reason)
-			sbuf_printf(&sb, "%-8s %9s    # %s\n", "", "", sr->reason);
+			comment_lines(&sb, "                      # ", sr->reason);
 		for (int j = 0; j < sr->sc->nsteps; j++) {
 			const struct step_result *st = &sr->steps[j];
 
 			sbuf_printf(&sb, "  %-6s %8.2fs    %d. %s\n", step_cell(sr, j),
 				    st->ms / 1000.0, j + 1, sr->sc->steps[j].text);
 			if (st->msg && *st->msg)
-				sbuf_printf(&sb, "%-8s %9s       # %s\n", "", "", st->msg);
+				comment_lines(&sb, "                         # ", st->msg);
 		}
 	}
 	for (int i = 0; i < r->nsuites; i++) {

@@ -118,6 +118,7 @@ int report_write_summary(const struct run_result *r, const char *dir);
 int report_write_ktap(const struct run_result *r, const char *dir);
 /* The text of the summary table (also printed at the end of a run). */
 char *report_summary_text(const struct run_result *r);
+void comment_lines(struct sbuf *sb, const char *prefix, const char *text);
 int report_write_junit(const struct run_result *r, const char *dir);
 int report_write_json(const struct run_result *r, const char *dir);
 char *report_junit_text(const struct run_result *r);

@@ -137,7 +137,8 @@ static const char *const action_names[] = {
 	[SCN_IP] = "ip", [SCN_L2_BOOT] = "l2 boot",
 	[SCN_L2_PING] = "l2 ping", [SCN_L2_STOP] = "l2 stop",
 	[SCN_CLOSE] = "close", [SCN_QUEUE] = "queue", [SCN_SET] = "set",
-	[SCN_SEND] = "send",
+	[SCN_SEND] = "send", [SCN_TG_POLICY] = "tunguard policy",
+	[SCN_TG_MODE] = "tunguard mode", [SCN_PROBE] = "probe",
 };
 
 const char *scn_action_name(enum scn_action a)
@@ -457,6 +458,14 @@ static void check_type_and_name(struct parser *p, const char *verb,
 		     verb, (int)args[1].len, args[1].s);
 }
 
+static bool one_of(const struct token *t, const char *const *words)
+{
+	for (; *words; words++)
+		if (tok_is(t, *words))
+			return true;
+	return false;
+}
+
 static void check_args(struct parser *p, enum scn_action act,
 		       const struct token *a, int n, int end_col)
 {
@@ -491,6 +500,40 @@ static void check_args(struct parser *p, enum scn_action act,
 				diag(p, a[i].col, "delete: unknown option '%.*s': expected multi_queue",
 				     (int)a[i].len, a[i].s);
 		break;
+	case SCN_TG_POLICY: {
+		static const char *const first[] = { "allow", "deny", "default", NULL };
+		bool rule_start = true;
+
+		if (!n)
+			diag(p, end_col, "tunguard policy: expected rules, separated by ';'");
+		for (int i = 0; i < n; i++) {
+			if (rule_start && !one_of(&a[i], first)) {
+				diag(p, a[i].col, "tunguard policy: a rule starts with allow, deny or default, got '%.*s'",
+				     (int)a[i].len, a[i].s);
+				break;
+			}
+			rule_start = tok_is(&a[i], ";") || a[i].s[a[i].len - 1] == ';';
+		}
+		break;
+	}
+	case SCN_TG_MODE: {
+		static const char *const modes[] = { "enforce", "permissive", "off", NULL };
+
+		if (n != 1 || !one_of(&a[0], modes))
+			diag(p, n ? a[0].col : end_col, "tunguard mode: expected enforce, permissive or off");
+		break;
+	}
+	case SCN_PROBE: {
+		static const char *const probes[] = { "ioeventfd", "irqfd", "realmode", NULL };
+
+		if (n < 1 || !one_of(&a[0], probes))
+			diag(p, n ? a[0].col : end_col, "probe: expected ioeventfd, irqfd or realmode");
+		for (int i = 1; i < n; i++)
+			if (!tok_is(&a[i], "--wrong") && !tok_is(&a[i], "--bench"))
+				diag(p, a[i].col, "probe: unknown option '%.*s': expected --bench or --wrong",
+				     (int)a[i].len, a[i].s);
+		break;
+	}
 	case SCN_CLOSE:
 		if (n != 1)
 			diag(p, n ? a[1].col : end_col, "close: expected exactly one handle");
@@ -620,14 +663,6 @@ static void check_vm_known(struct parser *p, const struct scenario *s,
 	     (int)vm->len, vm->s, (int)vm->len, vm->s);
 }
 
-static bool one_of(const struct token *t, const char *const *words)
-{
-	for (; *words; words++)
-		if (tok_is(t, *words))
-			return true;
-	return false;
-}
-
 /*
  * decision none | decision OP VERDICT [KEY=VALUE...] [, OP VERDICT ...]
  * A comma ends a record; it may stand alone or end a word.
@@ -736,7 +771,18 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 		return;
 	}
 
-	if (tok_is(&t[i], "l2")) {
+	if (tok_is(&t[i], "tunguard")) {
+		if (i + 1 < arrow && tok_is(&t[i + 1], "policy")) {
+			st.action = SCN_TG_POLICY;
+		} else if (i + 1 < arrow && tok_is(&t[i + 1], "mode")) {
+			st.action = SCN_TG_MODE;
+		} else {
+			diag(p, i + 1 < arrow ? t[i + 1].col : t[i].col + 8,
+			     "tunguard: expected 'policy RULE [; RULE...]' or 'mode enforce|permissive|off'");
+			return;
+		}
+		argstart = i + 2;
+	} else if (tok_is(&t[i], "l2")) {
 		if (i + 1 >= arrow) {
 			diag(p, t[i].col + 2, "l2: expected 'boot', 'ping' or 'stop'");
 			return;
@@ -762,7 +808,7 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 			{ "delete", SCN_DELETE }, { "link", SCN_LINK },
 			{ "ip", SCN_IP }, { "close", SCN_CLOSE },
 			{ "queue", SCN_QUEUE }, { "set", SCN_SET },
-			{ "send", SCN_SEND },
+			{ "send", SCN_SEND }, { "probe", SCN_PROBE },
 		};
 		size_t k;
 
@@ -771,7 +817,7 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 				break;
 		if (k == ARRAY_SIZE(words)) {
 			diag(p, t[i].col,
-			     "unknown action '%.*s': expected create, attach, delete, link, ip, close, queue, set, send or l2",
+			     "unknown action '%.*s': expected create, attach, delete, link, ip, close, queue, set, send, tunguard, probe or l2",
 			     (int)t[i].len, t[i].s);
 			return;
 		}
@@ -818,7 +864,8 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 			     (int)v.len, v.s);
 	}
 	if ((st.action == SCN_L2_BOOT || st.action == SCN_IP || st.action == SCN_LINK ||
-	     st.action == SCN_L2_PING || st.action == SCN_L2_STOP) && st.actor.proc[0])
+	     st.action == SCN_L2_PING || st.action == SCN_L2_STOP || st.action == SCN_PROBE ||
+	     st.action == SCN_TG_POLICY || st.action == SCN_TG_MODE) && st.actor.proc[0])
 		diag(p, t[1].col, "%s runs as a fresh process: name an actor, not a process",
 		     scn_action_name(st.action));
 	if (p->errors != errors)

@@ -27,6 +27,9 @@ enum scn_action {
 	SCN_QUEUE,	/* queue H attach|detach: TUNSETQUEUE */
 	SCN_SET,	/* set H persist=on|off owner=U group=G */
 	SCN_SEND,	/* send H to PROC: SCM_RIGHTS over a unix socket */
+	SCN_TG_POLICY,	/* tunguard policy RULE [; RULE...]: replace the policy */
+	SCN_TG_MODE,	/* tunguard mode enforce|permissive|off */
+	SCN_PROBE,	/* probe ioeventfd|irqfd|realmode: a KVM probe in L1 */
 };
 
 enum scn_expect_kind {
