@@ -17,7 +17,8 @@ set -euo pipefail
 out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
 here=$(cd "$(dirname "$0")" && pwd)
 tar_path=${KERNEL_SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
-build_dir=${KERNEL_BUILD_DIR:-$here/../build/kernel}
+# absolute: make -C changes directory
+build_dir=$(realpath -m "${KERNEL_BUILD_DIR:-$here/../build/kernel}")
 cache=${TUNLAB_CACHE:-/var/cache/tunlab}
 jobs=${KERNEL_JOBS:-$(nproc)}
 read -r -a fragments <<< "${KERNEL_CONFIGS:-$(ls "$here"/config/*.config | LC_ALL=C sort | tr '\n' ' ')}"
@@ -66,7 +67,7 @@ fi
 
 t0=$(date +%s)
 src=$build_dir/linux
-obj=${KERNEL_OBJ_DIR:-$build_dir/obj}
+obj=$(realpath -m "${KERNEL_OBJ_DIR:-$build_dir/obj}")
 mkdir -p "$build_dir"
 
 # A pristine tree, kept between builds in a git repository of its own so a
