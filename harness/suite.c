@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,7 +89,24 @@ int suite_load(struct suite *s, char *const *paths, int npaths,
 
 		while (len > 1 && p[len - 1] == '/')
 			p[--len] = '\0';
-		if (stat(p, &st) < 0) {
+		if (stat(p, &st) < 0 && strpbrk(p, "*?[")) {
+			glob_t g;
+
+			/* a quoted glob, which the shell left for us to expand */
+			if (glob(p, 0, NULL, &g) == 0) {
+				for (size_t k = 0; k < g.gl_pathc; k++) {
+					if (stat(g.gl_pathv[k], &st) == 0 && S_ISDIR(st.st_mode))
+						walk(g.gl_pathv[k], &files, diags);
+					else if (has_suffix(g.gl_pathv[k], ".scn"))
+						push(&files, xstrdup(g.gl_pathv[k]));
+				}
+				globfree(&g);
+			} else {
+				add_diag(diags, p, "no file matches this pattern");
+				ret = -1;
+			}
+			free(p);
+		} else if (stat(p, &st) < 0) {
 			add_diag(diags, p, strerror(errno));
 			free(p);
 			ret = -1;
