@@ -48,6 +48,7 @@ static void usage(FILE *out)
 	      "  --ktap NAME[:ARG,..] run only these KTAP programs in L1, with these arguments\n"
 	      "                       (repeatable; default: all of them, no arguments)\n"
 	      "  --no-scenarios       run no scenario, only KUnit and the KTAP programs\n"
+	      "  --no-ktap            run none of the KTAP programs (KUnit results still come)\n"
 	      "  --tag TAG            run only scenarios with this tag (repeatable: any of them)\n"
 	      "  --fail-fast          stop after the first scenario that does not pass\n"
 	      "  --tunguard-mode MODE run every scenario in this tunguard mode, whatever it says\n"
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
 		{ "append", required_argument, NULL, 'a' },
 		{ "ktap", required_argument, NULL, 'K' },
 		{ "no-scenarios", no_argument, NULL, 'N' },
+		{ "no-ktap", no_argument, NULL, 'n' },
 		{ "tag", required_argument, NULL, 't' },
 		{ "fail-fast", no_argument, NULL, 'F' },
 		{ "tunguard-mode", required_argument, NULL, 'G' },
@@ -213,7 +215,7 @@ int main(int argc, char **argv)
 	struct suite suite;
 	char *cpuinfo, *run_dir, *id, **paths;
 	struct sbuf append = { 0 }, ktap = { 0 };
-	bool no_scenarios = false, fail_fast = false;
+	bool no_scenarios = false, fail_fast = false, no_ktap = false;
 	char **tags = NULL;
 	int ntags = 0;
 	int c, npaths, code;
@@ -240,6 +242,7 @@ int main(int argc, char **argv)
 			sbuf_printf(&ktap, "%s%s", ktap.len ? ";" : "", optarg);
 			break;
 		case 'N': no_scenarios = true; break;
+		case 'n': no_ktap = true; break;
 		case 't':
 			tags = xrealloc(tags, sizeof(char *) * (size_t)(ntags + 1));
 			tags[ntags++] = optarg;
@@ -264,8 +267,8 @@ int main(int argc, char **argv)
 		o.lab.bios = getenv("QBOOT");
 	paths = optind < argc ? argv + optind : default_paths;
 	npaths = optind < argc ? argc - optind : 1;
-	if (ktap.len)
-		sbuf_printf(&append, "%stunlab.ktap=%s", append.len ? " " : "", ktap.buf);
+	if (ktap.len || no_ktap)
+		sbuf_printf(&append, "%stunlab.ktap=%s", append.len ? " " : "", ktap.buf ? ktap.buf : "");
 	if (fail_fast)
 		sbuf_printf(&append, "%stunlab.failfast=1", append.len ? " " : "");
 	o.lab.cmdline_extra = append.buf;

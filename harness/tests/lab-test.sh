@@ -97,7 +97,7 @@ default_suite_passes() {
 }
 
 must_fail_scenario_fails_naming_its_step() {
-	run 1 host-scenarios/selftest || return 1
+	run 1 --no-ktap host-scenarios/selftest || return 1
 	local s=$results/latest/summary.txt
 	expect_in "$s" "fail         " && expect_in "$s" "2. as 1000   create tap lab8" &&
 		expect_in "$s" "ioctl(TUNSETIFF, lab8): Operation not permitted (EPERM); expected ok" &&
@@ -148,7 +148,7 @@ kvm_probes_report_wrong_expectations() {
 deny_scenarios_fail_with_tunguard_off() {
 	# the suite's strength: with tunguard off, nothing it expects tunguard
 	# to refuse may still pass
-	run 1 --tunguard-mode off --ktap none --tag deny host-scenarios || return 1
+	run 1 --tunguard-mode off --no-ktap --tag deny host-scenarios || return 1
 	local n
 	n=$(jq '.scenarios | length' "$results/latest/report.json")
 	[ "$n" -ge 8 ] && jq -e 'all(.scenarios[]; .result == "fail")' "$results/latest/report.json" >/dev/null ||
