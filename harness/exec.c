@@ -33,9 +33,9 @@ struct linkset {
 	char **names;
 };
 
-static void links_snapshot(struct linkset *l)
+static void names_in(const char *dir, struct linkset *l)
 {
-	DIR *d = opendir("/sys/class/net");
+	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	memset(l, 0, sizeof(*l));
@@ -47,6 +47,11 @@ static void links_snapshot(struct linkset *l)
 	}
 	if (d)
 		closedir(d);
+}
+
+static void links_snapshot(struct linkset *l)
+{
+	names_in("/sys/class/net", l);
 }
 
 static bool links_has(const struct linkset *l, const char *name)
@@ -428,7 +433,7 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	double t0 = now_ms();
 	enum tl_step worst = STEP_PASS;
 	struct sbuf why = { 0 };
-	struct linkset before;
+	struct linkset before, netns_before, netns_now;
 	char idx[16];
 
 	snprintf(idx, sizeof(idx), "%d", x->idx);
@@ -451,6 +456,7 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 		return false;
 	}
 	links_snapshot(&before);
+	names_in("/run/netns", &netns_before);
 	for (int i = 0; i < sc->nsteps && worst == STEP_PASS; i++) {
 		struct sbuf msg = { 0 };
 		double ts = now_ms();
@@ -465,6 +471,15 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	vms_teardown(x);
 	procs_teardown(x);
 	sbuf_puts(&why, "");
+	/* named network namespaces first: their devices go with them */
+	names_in("/run/netns", &netns_now);
+	for (int i = 0; i < netns_now.n; i++)
+		if (!links_has(&netns_before, netns_now.names[i]) &&
+		    run_ip("netns", "del", netns_now.names[i]) < 0)
+			sbuf_printf(&why, "%scould not delete netns %s", why.len ? "; " : "",
+				    netns_now.names[i]);
+	links_free(&netns_now);
+	links_free(&netns_before);
 	links_cleanup(&before, &why);
 	links_free(&before);
 	if ((sc->policy || sc->mode || tg->force_mode || uses_tunguard_steps(sc)) &&
