@@ -682,6 +682,25 @@ static void send_step(struct exec_ctx *x, const struct scenario *sc, const struc
 	close(fd);
 }
 
+int proc_fetch_fd(struct exec_ctx *x, const struct scenario *sc, const char *proc,
+		  const char *handle, struct outcome *oc)
+{
+	struct proc_cmd give = { .op = PROC_GIVE };
+	const struct scn_actor *a = NULL;
+	struct actor_proc *p;
+	int fd = -1;
+
+	for (int i = 0; i < sc->nprocs; i++)
+		if (!strcmp(sc->procs[i].proc, proc))
+			a = &sc->procs[i];
+	p = a ? proc_get(x, sc, a, oc) : NULL;
+	if (!p)
+		return -1;
+	snprintf(give.handle, sizeof(give.handle), "%s", handle);
+	proc_command(x, p, &give, -1, oc, &fd);
+	return oc->err ? -1 : fd;
+}
+
 void act_in_process(struct exec_ctx *x, const struct scenario *sc, int step,
 		    struct outcome *oc)
 {

@@ -361,7 +361,7 @@ static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ct
 
 	switch (st->action) {
 	case SCN_L2_BOOT:
-		act_l2_boot(x, st, &oc);
+		act_l2_boot(x, sc, st, &oc);
 		break;
 	case SCN_L2_PING:
 		act_l2_ping(x, st, &oc);

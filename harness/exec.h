@@ -63,7 +63,11 @@ void procs_teardown(struct exec_ctx *x);
 /* Take on @a's namespaces, ids and capabilities; -1 with @why. */
 int become_actor(const struct scn_actor *a, char *why, size_t size);
 /* Nested guests. */
-void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
+void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn_step *st,
+		 struct outcome *oc);
+/* A duplicate of the descriptor @proc keeps as @handle, or -1 (@oc says why). */
+int proc_fetch_fd(struct exec_ctx *x, const struct scenario *sc, const char *proc,
+		  const char *handle, struct outcome *oc);
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
 void act_l2_stop(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
 /* Stop every guest still running, forwarding its console to L0. */

@@ -75,7 +75,7 @@ static const char *vm_mac(const char *name)
 	return mac;
 }
 
-static char **l2_argv(const struct scn_step *st, const char *dir)
+static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 {
 	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
 	char **v = xcalloc(64, sizeof(char *));
@@ -115,8 +115,11 @@ static char **l2_argv(const struct scn_step *st, const char *dir)
 	v[n++] = xstrdup("-device");
 	v[n++] = xstrdup("virtserialport,chardev=ctl,name=tunlab.ctl");
 	v[n++] = xstrdup("-netdev");
-	v[n++] = xasprintf("tap,id=n0,ifname=%s,script=no,downscript=no,vhost=%s",
-			   scn_arg(st, "net"), vhost ? vhost : "on");
+	if (tapfd >= 0)
+		v[n++] = xasprintf("tap,id=n0,fd=%d,vhost=%s", tapfd, vhost ? vhost : "on");
+	else
+		v[n++] = xasprintf("tap,id=n0,ifname=%s,script=no,downscript=no,vhost=%s",
+				   scn_arg(st, "net"), vhost ? vhost : "on");
 	v[n++] = xstrdup("-device");
 	/* qboot loads the kernel itself: no option ROM needed */
 	v[n++] = xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", vm_mac(st->argv[0]));
@@ -282,9 +285,11 @@ static bool has_vhost_worker(pid_t pid)
 	return found;
 }
 
-void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
+void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn_step *st,
+		 struct outcome *oc)
 {
-	const char *name = st->argv[0];
+	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
+	int tapfd = -1;
 	struct vm *vm = NULL;
 	char sock[128], errlog[128], line[256], **argv;
 	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
@@ -292,7 +297,8 @@ void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 
 	memset(oc, 0, sizeof(*oc));
 	outcome_set(oc, 0, "l2 boot %s (qemu -accel kvm, tap %s, vhost=%s)", name,
-		    scn_arg(st, "net"), scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
+		    fdspec ? fdspec : scn_arg(st, "net"),
+		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
 	if (vm_find(x, name)) {
 		outcome_set(oc, EEXIST, "l2 boot %s: already running", name);
 		return;
@@ -328,9 +334,20 @@ void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 	snprintf(sock, sizeof(sock), "%s/ctl.sock", vm->dir);
 	snprintf(errlog, sizeof(errlog), "%s/qemu.stderr", vm->dir);
 	unlink(sock);
-	argv = l2_argv(st, vm->dir);
+	if (fdspec) {
+		char proc[SCN_NAME_MAX];
+
+		snprintf(proc, sizeof(proc), "%.*s", (int)strcspn(fdspec, ":"), fdspec);
+		tapfd = proc_fetch_fd(x, sc, proc, strchr(fdspec, ':') + 1, oc);
+		if (tapfd < 0)
+			return;
+	}
+	argv = l2_argv(st, vm->dir, tapfd);
 	vm->pid = fork();
 	if (vm->pid == 0) {
+		/* QEMU inherits the tap descriptor, as from libvirt */
+		if (tapfd >= 0)
+			fcntl(tapfd, F_SETFD, 0);
 		int null = open("/dev/null", O_RDWR);
 		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 
@@ -347,6 +364,8 @@ void act_l2_boot(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		_exit(127);
 	}
 	free_argv(argv);
+	if (tapfd >= 0)
+		close(tapfd);
 	if (vm->pid < 0) {
 		outcome_set(oc, errno, "fork for l2 boot %s", name);
 		oc->broken = true;

@@ -600,6 +600,20 @@ static void check_args(struct parser *p, enum scn_action act,
 					diag(p, v.col, "l2 boot: bad tap name '%.*s'",
 					     (int)v.len, v.s);
 				have_net = true;
+			} else if (kv(&a[i], "fd", &v)) {
+				/* fd=PROC:H: the tap descriptor a named process holds,
+				 * handed to QEMU as libvirt does (-netdev tap,fd=N) */
+				const char *colon = memchr(v.s, ':', v.len);
+				struct token h;
+
+				have_net = true;
+				if (!colon || !find_proc(p->cur, v.s, (size_t)(colon - v.s))) {
+					diag(p, v.col, "l2 boot: fd= expects PROCESS:HANDLE of a named process of this scenario");
+					continue;
+				}
+				h = (struct token){ colon + 1, v.len - (size_t)(colon - v.s) - 1,
+						    v.col + (int)(colon - v.s) + 1 };
+				check_handle(p, &h);
 			} else if (kv(&a[i], "vhost", &v)) {
 				if (!(v.len == 2 && !memcmp(v.s, "on", 2)) &&
 				    !(v.len == 3 && !memcmp(v.s, "off", 3)))
@@ -610,12 +624,12 @@ static void check_args(struct parser *p, enum scn_action act,
 					     (int)v.len, v.s);
 			} else {
 				diag(p, a[i].col,
-				     "l2 boot: unknown option '%.*s': expected net=TAP, vhost=on|off or ip=A.B.C.D/PREFIX",
+				     "l2 boot: unknown option '%.*s': expected net=TAP, fd=PROCESS:HANDLE, vhost=on|off or ip=A.B.C.D/PREFIX",
 				     (int)a[i].len, a[i].s);
 			}
 		}
 		if (!have_net)
-			diag(p, end_col, "l2 boot: missing net=TAP");
+			diag(p, end_col, "l2 boot: missing net=TAP or fd=PROCESS:HANDLE");
 		break;
 	}
 	case SCN_L2_PING:
