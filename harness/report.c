@@ -10,14 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *path_in(const char *dir, const char *file)
+int report_write_text(const char *dir, const char *file, char *text)
 {
-	return xasprintf("%s/%s", dir, file);
-}
-
-static int write_text(const char *dir, const char *file, char *text)
-{
-	char *path = path_in(dir, file);
+	char *path = xasprintf("%s/%s", dir, file);
 	int ret = write_file(path, text, strlen(text));
 	int err = errno;
 
@@ -194,10 +189,10 @@ char *report_ktap_text(const struct run_result *r)
 
 int report_write_summary(const struct run_result *r, const char *dir)
 {
-	return write_text(dir, "summary.txt", report_summary_text(r));
+	return report_write_text(dir, "summary.txt", report_summary_text(r));
 }
 
 int report_write_ktap(const struct run_result *r, const char *dir)
 {
-	return write_text(dir, "report.ktap", report_ktap_text(r));
+	return report_write_text(dir, "report.ktap", report_ktap_text(r));
 }

@@ -6,7 +6,6 @@
  */
 #include "result.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,23 +241,12 @@ char *report_json_text(const struct run_result *r)
 	return sb.buf;
 }
 
-static int write_text(const char *dir, const char *file, char *text)
-{
-	char *path = xasprintf("%s/%s", dir, file);
-	int ret = write_file(path, text, strlen(text)), err = errno;
-
-	free(path);
-	free(text);
-	errno = err;
-	return ret;
-}
-
 int report_write_junit(const struct run_result *r, const char *dir)
 {
-	return write_text(dir, "junit.xml", report_junit_text(r));
+	return report_write_text(dir, "junit.xml", report_junit_text(r));
 }
 
 int report_write_json(const struct run_result *r, const char *dir)
 {
-	return write_text(dir, "report.json", report_json_text(r));
+	return report_write_text(dir, "report.json", report_json_text(r));
 }

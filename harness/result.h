@@ -114,6 +114,8 @@ enum tl_exit_code run_exit_code(const struct run_result *r);
 void run_counts(const struct run_result *r, int counts[TL_CRASH + 1]);
 
 /* Report writers: each writes one file into @dir; -1 with errno. */
+/* Write @text (freed) as @dir/@file, atomically. */
+int report_write_text(const char *dir, const char *file, char *text);
 int report_write_summary(const struct run_result *r, const char *dir);
 int report_write_ktap(const struct run_result *r, const char *dir);
 /* The text of the summary table (also printed at the end of a run). */
