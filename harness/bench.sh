@@ -42,6 +42,18 @@ row "slice scenario (3 runs)" "$slice"
 t0=$(date +%s.%N); make --no-print-directory lab > "$out/lab.txt" 2>&1; status=$?
 row "make lab, warm build" "$(secs "$t0") s (exit $status)"
 grep -h 'scenarios:' "$out/lab.txt" | sed 's/^/  /'
+# the suite's own rates, from the run make lab just made
+report=results/latest/report.json
+if [ -r "$report" ]; then
+	row "suite" "$(jq -r '(.scenarios | length) as $n | ([.scenarios[].duration_ms] | add) as $ms |
+		"\($n) scenarios in \($ms / 1000 | floor) s of scenario time: \($n * 60000 / $ms | floor) per minute"' "$report")"
+	row "scenario without an L2 (mean)" "$(jq -r '[.scenarios[] | select([.steps[].text | test("l2 boot")] | any | not) |
+		.duration_ms] | "\(add / length | floor) ms over \(length) scenarios"' "$report")"
+	row "l2 boot to ready (mean)" "$(jq -r '[.scenarios[].steps[] | select(.message != null) |
+		.message | capture("ready in (?<s>[0-9.]+) s") | .s | tonumber] |
+		"\(add / length * 100 | floor / 100) s over \(length) boots"' "$report")"
+	row "L1 suites (KUnit, tgcheck, probes)" "$(jq -r '[.suites[] | "\(.name) \(.duration_ms / 1000 | floor) s"] | join(", ")' "$report")"
+fi
 
 if ls build/harness/l1/ktap/* >/dev/null 2>&1; then
 	spec=$(for p in build/harness/l1/ktap/*; do printf -- '--ktap %s:--bench ' "$(basename "$p")"; done)
