@@ -21,6 +21,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -494,6 +498,87 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 	return worst == STEP_PASS;
 }
 
+/*
+ * A scenario's own network namespace: its devices, bridges and named
+ * namespaces vanish with it. sysfs is mounted again so /sys/class/net shows
+ * this namespace, with securityfs and debugfs under it as before, and
+ * /run/netns is private so `ip netns add` names do not outlive it.
+ */
+static int enter_scenario_netns(struct sbuf *why)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s;
+
+	if (unshare(CLONE_NEWNET | CLONE_NEWNS) < 0) {
+		sbuf_printf(why, "unshare(CLONE_NEWNET|CLONE_NEWNS): %s", strerror(errno));
+		return -1;
+	}
+	mkdir("/run/netns", 0755);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("sysfs", "/sys", "sysfs", 0, NULL) < 0 ||
+	    mount("tmpfs", "/run/netns", "tmpfs", 0, "mode=0755") < 0) {
+		sbuf_printf(why, "mounts for the scenario's netns: %s", strerror(errno));
+		return -1;
+	}
+	/* both are optional: a kernel without them just lacks the feature */
+	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0 ||
+	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) < 0)) {
+		sbuf_printf(why, "bringing up lo: %s", strerror(errno));
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	close(s);
+	return 0;
+}
+
+/* Run @sc in a child in a fresh network namespace, unless it asks for L1's. */
+static bool run_scenario_isolated(struct exec_ctx *x, const struct scenario *sc,
+				  unsigned int have, const struct tg_state *tg)
+{
+	struct sbuf why = { 0 };
+	char idx[16];
+	int status;
+	pid_t pid;
+
+	if (sc->init_netns)
+		return run_scenario(x, sc, have, tg);
+	fflush(x->out);
+	pid = fork();
+	if (pid == 0) {
+		bool ok;
+
+		if (enter_scenario_netns(&why) < 0) {
+			snprintf(idx, sizeof(idx), "%d", x->idx);
+			proto_emit(x->out, "begin", 1, idx);
+			emit_end(x, "error", 0, why.buf);
+			_exit(2);
+		}
+		ok = run_scenario(x, sc, have, tg);
+		fflush(x->out);
+		_exit(ok ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		snprintf(idx, sizeof(idx), "%d", x->idx);
+		proto_emit(x->out, "begin", 1, idx);
+		emit_end(x, "error", 0, "cannot fork the scenario's process");
+		return false;
+	}
+	if (!WIFEXITED(status)) {
+		/* it died mid-scenario: say so, the runner keeps what it sent */
+		char *msg = xasprintf("the executor's scenario process died (signal %d)",
+				      WTERMSIG(status));
+
+		emit_end(x, "error", 0, msg);
+		free(msg);
+		return false;
+	}
+	return WEXITSTATUS(status) == 0;
+}
+
 /* The words of tunlab.ktap=NAME[:ARG,ARG...][;NAME...] for @name. */
 static bool ktap_selected(const char *spec, const char *name, char **args, int max,
 			  int *nargs)
@@ -750,7 +835,7 @@ int main(int argc, char **argv)
 			emit_end(&x, "error", 0, diags.n ? diags.v[0].msg : "scenario not in file");
 			failed = true;
 		} else {
-			failed = !run_scenario(&x, &file.scenarios[sidx], have, &tg);
+			failed = !run_scenario_isolated(&x, &file.scenarios[sidx], have, &tg);
 		}
 		scn_file_free(&file);
 		scn_diags_free(&diags);

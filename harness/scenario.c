@@ -1008,6 +1008,13 @@ static void parse_line(struct parser *p, const char *line)
 		old = sc->policy;
 		sc->policy = xasprintf("%s%.*s\n", old ? old : "", (int)(to - from), from);
 		free(old);
+	} else if (tok_is(&t[0], "netns")) {
+		if (n != 2 || (!tok_is(&t[1], "init") && !tok_is(&t[1], "fresh"))) {
+			diag(p, n > 1 ? t[1].col : t[0].col + 5,
+			     "netns: expected 'fresh' (the default) or 'init'");
+			return;
+		}
+		p->cur->init_netns = tok_is(&t[1], "init");
 	} else if (tok_is(&t[0], "mode")) {
 		static const char *const modes[] = { "enforce", "permissive", "off", NULL };
 

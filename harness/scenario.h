@@ -98,6 +98,7 @@ struct scenario {
 	int timeout_s;		/* 0: the runner's default */
 	char *policy;		/* tunguard policy text (policy lines), or NULL */
 	char *mode;		/* tunguard mode for the scenario, or NULL */
+	bool init_netns;	/* netns init: run in L1's own network namespace */
 	int nsteps;
 	struct scn_step *steps;
 	int nprocs;		/* named processes, in order of first use */
