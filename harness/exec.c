@@ -769,7 +769,7 @@ int main(int argc, char **argv)
 	const char *plan_path = "/tunlab/plan", *port = NULL;
 	struct exec_ctx x = { .step_timeout_s = STEP_TIMEOUT_S };
 	struct utsname uts;
-	char features[128], *plan, *line, *save, *ff, *lsm;
+	char features[128], *plan, *line, *save, *ff, *lsm, *kunit;
 	bool fail_fast, failed = false;
 	struct tg_state tg = { 0 };
 	unsigned int have;
@@ -808,7 +808,10 @@ int main(int argc, char **argv)
 	ff = cmdline_value("tunlab.failfast");
 	fail_fast = ff && !strcmp(ff, "1");
 	free(ff);
-	forward_kunit(&x);
+	kunit = cmdline_value("tunlab.kunit");
+	if (!kunit || strcmp(kunit, "0"))
+		forward_kunit(&x);
+	free(kunit);
 	run_ktap_programs(&x);
 
 	plan = read_file(plan_path, NULL);

@@ -33,7 +33,7 @@ $(HARNESS_DIR)/static/%.o: harness/%.c
 	$(HARNESS_CC) $(HARNESS_CFLAGS) -Iharness -c $< -o $@
 
 $(HARNESS_RUNNER): $(call harness_objs,dyn,$(HARNESS_RUNNER_SRCS))
-	$(HARNESS_CC) -o $@ $^
+	$(HARNESS_CC) -pthread -o $@ $^
 
 $(HARNESS_EXEC): $(call harness_objs,static,$(HARNESS_EXEC_SRCS))
 	@mkdir -p $(dir $@)
@@ -47,7 +47,7 @@ endef
 $(foreach d,$(sort $(HARNESS_KTAP_NAMES)),$(eval $(call HARNESS_KTAP_RULE,$(d))))
 
 $(HARNESS_UNIT): $(call harness_objs,dyn,$(HARNESS_UNIT_SRCS))
-	$(HARNESS_CC) -o $@ $^
+	$(HARNESS_CC) -pthread -o $@ $^
 
 -include $(wildcard $(HARNESS_DIR)/*/*.d $(HARNESS_DIR)/*/tests/*.d)
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t interrupted;
+/* With several L1s (--jobs), one lock over the run's shared results. */
+static pthread_mutex_t lab_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void lab_interrupt(void)
 {
@@ -47,6 +50,8 @@ struct boot {
 	double started;
 	double last_record;
 	double run_deadline;
+	int lane;			/* this L1 runs scenarios i % nlanes == lane */
+	int nlanes;
 	char tmpdir[64];
 };
 
@@ -107,7 +112,7 @@ static int write_initrd(struct boot *b, const char *path)
 	for (int i = 0; i < b->r->n; i++) {
 		const struct scenario *sc = b->r->s[i].sc;
 
-		if (b->r->s[i].result != TL_NOTRUN)
+		if (i % b->nlanes != b->lane || b->r->s[i].result != TL_NOTRUN)
 			continue;
 		sbuf_printf(&plan, "%d\t" BUNDLE_DIR "/scn/%d.scn\t%d\n", i,
 			    file_index(b->suite, sc), sc->index);
@@ -478,7 +483,9 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 			ssize_t n = read(b->results_fd, data, sizeof(data));
 
 			if (n > 0) {
+				pthread_mutex_lock(&lab_lock);
 				feed_lines(b, &b->results_buf, data, (size_t)n, results_cb);
+				pthread_mutex_unlock(&lab_lock);
 			} else if (n == 0 || errno != EINTR) {
 				close(b->results_fd);
 				b->results_fd = -1;
@@ -488,7 +495,9 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 			ssize_t n = read(b->console_fd, data, sizeof(data));
 
 			if (n > 0) {
+				pthread_mutex_lock(&lab_lock);
 				feed_lines(b, &b->console_buf, data, (size_t)n, console_cb);
+				pthread_mutex_unlock(&lab_lock);
 			} else if (n == 0 || errno != EINTR) {
 				close(b->console_fd);
 				b->console_fd = -1;
@@ -496,6 +505,7 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 		}
 		if (b->console_fd < 0 && waitpid(b->pid, status, WNOHANG) == b->pid) {
 			b->pid = 0;
+			pthread_mutex_lock(&lab_lock);
 			flush_partial(b);
 			/* drain what the results port still holds */
 			while (b->results_fd >= 0) {
@@ -505,6 +515,7 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 					break;
 				feed_lines(b, &b->results_buf, data, (size_t)n, results_cb);
 			}
+			pthread_mutex_unlock(&lab_lock);
 			return b->done ? BOOT_DONE : BOOT_EXITED;
 		}
 	}
@@ -534,12 +545,22 @@ static void close_boot(struct boot *b)
 	console_scan_free(&b->scan);
 }
 
-/* Mark everything not yet run, e.g. after the run timeout. */
-static void abandon_rest(struct run_result *r, enum tl_result res, const char *why)
+/* Mark everything of this lane not yet run, e.g. after the run timeout. */
+static void abandon_rest(struct run_result *r, int lane, int nlanes, enum tl_result res,
+			 const char *why)
 {
-	for (int i = 0; i < r->n; i++)
+	for (int i = lane; i < r->n; i += nlanes)
 		if (r->s[i].result == TL_NOTRUN)
 			set_reason(&r->s[i], res, why);
+}
+
+static int lane_left(const struct run_result *r, int lane, int nlanes)
+{
+	int n = 0;
+
+	for (int i = lane; i < r->n; i += nlanes)
+		n += r->s[i].result == TL_NOTRUN;
+	return n;
 }
 
 static void set_infra(struct run_result *r, enum tl_result res, const char *why)
@@ -553,11 +574,12 @@ static void set_infra(struct run_result *r, enum tl_result res, const char *why)
 /* Returns true when another boot should take over the rest of the plan. */
 static bool boot_once(const struct lab_opts *o, const struct suite *s,
 		      struct run_result *r, struct console_scan *l2_scans,
-		      double deadline, int attempt)
+		      double deadline, int attempt, int lane, int nlanes)
 {
 	struct boot b = {
 		.o = o, .suite = s, .r = r, .console_fd = -1, .listen_fd = -1,
 		.results_fd = -1, .inflight = -1, .run_deadline = deadline,
+		.lane = lane, .nlanes = nlanes,
 		.l2_scans = l2_scans,
 	};
 	struct l1_config cfg = {
@@ -565,6 +587,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 		.accel = o->accel, .mem_mb = o->mem_mb, .cpus = o->cpus,
 		.cmdline_extra = o->cmdline_extra,
 	};
+	char *extra = NULL;
 	char *initrd, *sock, *log_path, *err_path, **argv, *why = NULL, *st;
 	enum boot_end end;
 	int status = 0;
@@ -574,14 +597,24 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 	if (!mkdtemp(b.tmpdir)) {
 		char *msg = xasprintf("mkdtemp: %s", strerror(errno));
 
+		pthread_mutex_lock(&lab_lock);
 		set_infra(r, TL_ERROR, msg);
-		abandon_rest(r, TL_ERROR, msg);
+		abandon_rest(r, lane, nlanes, TL_ERROR, msg);
+		pthread_mutex_unlock(&lab_lock);
 		free(msg);
 		return false;
 	}
 	initrd = xasprintf("%s/initrd", b.tmpdir);
 	sock = xasprintf("%s/results.sock", b.tmpdir);
-	log_path = xasprintf("%s/l1-console.log", o->run_dir);
+	/* KUnit and the KTAP programs report once, from the first L1 */
+	if (lane > 0) {
+		extra = xasprintf("%s%stunlab.ktap= tunlab.kunit=0",
+				  o->cmdline_extra ? o->cmdline_extra : "",
+				  o->cmdline_extra && *o->cmdline_extra ? " " : "");
+		cfg.cmdline_extra = extra;
+	}
+	log_path = lane ? xasprintf("%s/l1-console-%d.log", o->run_dir, lane + 1)
+			: xasprintf("%s/l1-console.log", o->run_dir);
 	err_path = xasprintf("%s/qemu-stderr.log", o->run_dir);
 	if (write_initrd(&b, initrd) < 0) {
 		why = xasprintf("cannot assemble the L1 initramfs from %s: %s",
@@ -624,12 +657,15 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 	end = event_loop(&b, &status, &why);
 	if (end != BOOT_DONE && end != BOOT_EXITED)
 		kill_qemu(&b);
+	pthread_mutex_lock(&lab_lock);
 	flush_partial(&b);
+	pthread_mutex_unlock(&lab_lock);
 	st = status_text(status);
+	pthread_mutex_lock(&lab_lock);
 	switch (end) {
 	case BOOT_DONE:
 		/* a plan that ends early was cut short on purpose (--fail-fast) */
-		abandon_rest(r, TL_NOTRUN, "not run: an earlier scenario did not pass (--fail-fast)");
+		abandon_rest(r, lane, nlanes, TL_NOTRUN, "not run: an earlier scenario did not pass (--fail-fast)");
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			break;
 		why = xasprintf("L1 finished the plan but %s", st);
@@ -648,7 +684,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 			again = true;
 		} else {
 			set_infra(r, b.scan.kind ? TL_CRASH : TL_ERROR, why);
-			abandon_rest(r, TL_NOTRUN, why);
+			abandon_rest(r, lane, nlanes, TL_NOTRUN, why);
 		}
 		break;
 	case BOOT_TIMEOUT:
@@ -679,12 +715,15 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 		set_infra(r, TL_ERROR, why);
 		break;
 	}
+	pthread_mutex_unlock(&lab_lock);
 	free(st);
 	goto out;
 
 setup_failed:
+	pthread_mutex_lock(&lab_lock);
 	set_infra(r, TL_ERROR, why);
-	abandon_rest(r, TL_ERROR, why);
+	abandon_rest(r, lane, nlanes, TL_ERROR, why);
+	pthread_mutex_unlock(&lab_lock);
 out:
 	close_boot(&b);
 	unlink(initrd);
@@ -694,22 +733,66 @@ out:
 	free(sock);
 	free(log_path);
 	free(err_path);
+	free(extra);
 	free(why);
 	return again;
+}
+
+struct lane {
+	const struct lab_opts *o;
+	const struct suite *s;
+	struct run_result *r;
+	struct console_scan *l2_scans;
+	double deadline;
+	int lane, nlanes;
+	pthread_t thread;
+};
+
+/* One L1 after another until this lane's share of the plan has run. */
+static void *run_lane(void *arg)
+{
+	struct lane *l = arg;
+	int attempt = 0;
+
+	/* at least one boot: KUnit and the KTAP programs run even with no scenario */
+	do {
+		if (!boot_once(l->o, l->s, l->r, l->l2_scans, l->deadline, ++attempt,
+			       l->lane, l->nlanes))
+			break;
+	} while (lane_left(l->r, l->lane, l->nlanes));
+	pthread_mutex_lock(&lab_lock);
+	abandon_rest(l->r, l->lane, l->nlanes, TL_NOTRUN, NULL);
+	pthread_mutex_unlock(&lab_lock);
+	return NULL;
 }
 
 void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result *r)
 {
 	struct console_scan *l2_scans = xcalloc((size_t)r->n, sizeof(*l2_scans));
-	double t0 = now_ms(), deadline = t0 + o->run_timeout_s * 1000.0;
-	int attempt = 0;
+	double t0 = now_ms();
+	int nlanes = o->jobs > 1 ? o->jobs : 1;
+	struct lane *lanes;
 
-	/* at least one boot: KUnit and the KTAP programs run even with no scenario */
-	do {
-		if (!boot_once(o, s, r, l2_scans, deadline, ++attempt))
-			break;
-	} while (done_count(r) < r->n);
-	abandon_rest(r, TL_NOTRUN, NULL);
+	if (nlanes > r->n && r->n > 0)
+		nlanes = r->n;
+	lanes = xcalloc((size_t)nlanes, sizeof(*lanes));
+	for (int i = 0; i < nlanes; i++) {
+		lanes[i] = (struct lane){ .o = o, .s = s, .r = r, .l2_scans = l2_scans,
+					  .deadline = t0 + o->run_timeout_s * 1000.0,
+					  .lane = i, .nlanes = nlanes };
+		if (nlanes > 1 && pthread_create(&lanes[i].thread, NULL, run_lane, &lanes[i])) {
+			say("tunlab: cannot start L1 number %d; running its share after the others\n",
+			    i + 1);
+			lanes[i].thread = 0;
+		}
+	}
+	for (int i = 0; i < nlanes; i++) {
+		if (nlanes > 1 && lanes[i].thread)
+			pthread_join(lanes[i].thread, NULL);
+		else
+			run_lane(&lanes[i]);
+	}
+	free(lanes);
 	for (int i = 0; i < r->n; i++) {
 		scenario_result_settle(&r->s[i]);
 		console_scan_free(&l2_scans[i]);

@@ -26,6 +26,7 @@ struct lab_opts {
 	int run_timeout_s;	/* the whole run */
 	bool show_console;
 	const char *cmdline_extra;	/* added to L1's kernel command line */
+	int jobs;		/* L1s side by side, each with its share of the plan */
 	const char *run_dir;
 	/* called after each scenario ends, e.g. to rewrite the reports */
 	void (*on_progress)(const struct run_result *r, void *ctx);

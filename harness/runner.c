@@ -42,7 +42,8 @@ static void usage(FILE *out)
 	      "  --timeout SEC        limit for the whole run (default 3600)\n"
 	      "  --step-timeout SEC   longest silence from L1 during a scenario (default 300)\n"
 	      "  --boot-timeout SEC   L1 start to its executor (default 120)\n"
-	      "  --cpus N, --mem MB   L1's size (default 2, 2048)\n"
+	      "  --cpus N, --mem MB   L1's size (default 2, 2048; 1 cpu each with -j)\n"
+	      "  -j, --jobs N         run N L1s side by side, the plan dealt out between them\n"
 	      "  --console            show L1's console as it runs\n"
 	      "  --append ARGS        add to L1's kernel command line (e.g. tunlab.l2cpu=host)\n"
 	      "  --ktap NAME[:ARG,..] run only these KTAP programs in L1, with these arguments\n"
@@ -193,6 +194,7 @@ int main(int argc, char **argv)
 		{ "tag", required_argument, NULL, 't' },
 		{ "fail-fast", no_argument, NULL, 'F' },
 		{ "tunguard-mode", required_argument, NULL, 'G' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -215,12 +217,12 @@ int main(int argc, char **argv)
 	struct suite suite;
 	char *cpuinfo, *run_dir, *id, **paths;
 	struct sbuf append = { 0 }, ktap = { 0 };
-	bool no_scenarios = false, fail_fast = false, no_ktap = false;
+	bool no_scenarios = false, fail_fast = false, no_ktap = false, cpus_set = false;
 	char **tags = NULL;
 	int ntags = 0;
 	int c, npaths, code;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o.check = true; break;
 		case 'l': o.list = true; break;
@@ -230,7 +232,8 @@ int main(int argc, char **argv)
 		case 'T': o.lab.run_timeout_s = parse_int(optarg, "--timeout", 1, 86400); break;
 		case 'S': o.lab.step_timeout_s = parse_int(optarg, "--step-timeout", 1, 86400); break;
 		case 'B': o.lab.boot_timeout_s = parse_int(optarg, "--boot-timeout", 1, 86400); break;
-		case 'p': o.lab.cpus = parse_int(optarg, "--cpus", 1, 64); break;
+		case 'p': o.lab.cpus = parse_int(optarg, "--cpus", 1, 64); cpus_set = true; break;
+		case 'j': o.lab.jobs = parse_int(optarg, "-j", 1, 16); break;
 		case 'm': o.lab.mem_mb = parse_int(optarg, "--mem", 256, 65536); break;
 		case 'C': o.lab.show_console = true; break;
 		case 'a': sbuf_printf(&append, "%s%s", append.len ? " " : "", optarg); break;
@@ -265,6 +268,9 @@ int main(int argc, char **argv)
 		o.lab.qemu = getenv("QEMU");
 	if (getenv("QBOOT") && *getenv("QBOOT"))
 		o.lab.bios = getenv("QBOOT");
+	/* several L1s share the host's cores: one vCPU each unless told */
+	if (o.lab.jobs > 1 && !cpus_set)
+		o.lab.cpus = 1;
 	paths = optind < argc ? argv + optind : default_paths;
 	npaths = optind < argc ? argc - optind : 1;
 	if (ktap.len || no_ktap)

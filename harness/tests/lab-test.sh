@@ -13,7 +13,7 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	must_fail_scenario_fails_naming_its_step hung_l1_is_killed_at_its_timeout
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
 [ -d harness/probes ] && tests+=(kvm_probes_report_wrong_expectations)
-tests+=(deny_scenarios_fail_with_tunguard_off)
+tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 [ -n "${KERNEL_SELINUX:-}" ] && tests+=(selinux_stacks_with_tunguard)
 passed=0 failed=0 n=0
 
@@ -154,6 +154,20 @@ deny_scenarios_fail_with_tunguard_off() {
 	[ "$n" -ge 8 ] && jq -e 'all(.scenarios[]; .result == "fail")' "$results/latest/report.json" >/dev/null ||
 		{ jq -r '.scenarios[] | select(.result != "fail") | "    # still \(.result): \(.file):\(.line) \(.title)"' \
 			"$results/latest/report.json"; return 1; }
+}
+
+two_l1s_share_the_plan() {
+	# -j 2: every scenario runs exactly once across two L1s, KUnit and the
+	# KTAP programs once, and each L1 keeps its own console log
+	run 0 -j 2 --no-ktap host-scenarios/persist host-scenarios/create || return 1
+	local r=$results/latest n
+	n=$("$runner" --list host-scenarios/persist host-scenarios/create | wc -l)
+	jq -e --argjson n "$n" '(.scenarios | length) == $n and all(.scenarios[]; .result == "pass")' \
+		"$r/report.json" >/dev/null &&
+		[ "$(jq '[.suites[] | select(.name | startswith("kunit:"))] | length' "$r/report.json")" = 1 ] &&
+		jq -e 'all(.suites[]; .n_ok // .ok | . > 0 and . < 10)' "$r/report.json" >/dev/null &&
+		[ -s "$r/l1-console.log" ] && [ -s "$r/l1-console-2.log" ] ||
+		{ echo "    # the two L1s' results do not add up to the plan in $r"; return 1; }
 }
 
 selinux_stacks_with_tunguard() {
