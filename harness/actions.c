@@ -43,6 +43,9 @@ enum proc_op {
 
 struct proc_cmd {
 	enum proc_op op;
+	/* the process is a fork of the executor: the same address means the
+	 * same parsed scenario, also one that continues the process's first */
+	const struct scenario *sc;
 	int step;
 	char handle[SCN_NAME_MAX];
 };
@@ -493,7 +496,7 @@ static int recv_with_fd(int sock, void *buf, size_t len, int *fd)
 }
 
 /* The body of an actor process: obey commands until the socket closes. */
-static void proc_main(int sock, const struct scenario *sc, const struct scn_actor *a)
+static void proc_main(int sock, const struct scn_actor *a)
 {
 	struct proc_state ps = { .nh = 0 };
 	struct outcome oc;
@@ -515,7 +518,7 @@ static void proc_main(int sock, const struct scenario *sc, const struct scn_acto
 		memset(&oc, 0, sizeof(oc));
 		switch (cmd.op) {
 		case PROC_RUN:
-			run_step_here(&ps, &sc->steps[cmd.step], &oc);
+			run_step_here(&ps, &cmd.sc->steps[cmd.step], &oc);
 			break;
 		case PROC_GIVE:
 			h = handle_get(&ps, cmd.handle);
@@ -574,8 +577,8 @@ static void proc_kill(struct actor_proc *p)
 	p->sock = -1;
 }
 
-static int proc_start(struct actor_proc *p, const struct scenario *sc,
-		      const struct scn_actor *a, struct outcome *oc, int timeout_s)
+static int proc_start(struct actor_proc *p, const struct scn_actor *a, struct outcome *oc,
+		      int timeout_s)
 {
 	int sv[2], fd;
 
@@ -591,7 +594,7 @@ static int proc_start(struct actor_proc *p, const struct scenario *sc,
 	if (p->pid == 0) {
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		proc_main(sv[1], sc, a);
+		proc_main(sv[1], a);
 	}
 	close(sv[1]);
 	p->sock = sv[0];
@@ -616,8 +619,8 @@ static struct actor_proc *proc_find(struct exec_ctx *x, const char *name)
 	return NULL;
 }
 
-static struct actor_proc *proc_get(struct exec_ctx *x, const struct scenario *sc,
-				   const struct scn_actor *a, struct outcome *oc)
+static struct actor_proc *proc_get(struct exec_ctx *x, const struct scn_actor *a,
+				   struct outcome *oc)
 {
 	struct actor_proc *p = proc_find(x, a->proc);
 
@@ -626,7 +629,7 @@ static struct actor_proc *proc_get(struct exec_ctx *x, const struct scenario *sc
 	for (int i = 0; i < EXEC_MAX_PROCS; i++) {
 		if (x->procs[i].pid > 0)
 			continue;
-		if (proc_start(&x->procs[i], sc, a, oc, x->step_timeout_s) < 0)
+		if (proc_start(&x->procs[i], a, oc, x->step_timeout_s) < 0)
 			return NULL;
 		return &x->procs[i];
 	}
@@ -658,7 +661,7 @@ static void send_step(struct exec_ctx *x, const struct scenario *sc, const struc
 		      struct outcome *oc)
 {
 	struct proc_cmd give = { .op = PROC_GIVE }, take = { .op = PROC_TAKE };
-	struct actor_proc *from = proc_get(x, sc, &st->actor, oc), *to;
+	struct actor_proc *from = proc_get(x, &st->actor, oc), *to;
 	const struct scn_actor *dest = NULL;
 	int fd = -1;
 
@@ -671,7 +674,7 @@ static void send_step(struct exec_ctx *x, const struct scenario *sc, const struc
 	proc_command(x, from, &give, -1, oc, &fd);
 	if (oc->err || fd < 0)
 		return;
-	to = proc_get(x, sc, dest, oc);
+	to = proc_get(x, dest, oc);
 	if (to) {
 		take.op = PROC_TAKE;
 		snprintf(take.handle, sizeof(take.handle), "%s", st->argv[0]);
@@ -693,7 +696,7 @@ int proc_fetch_fd(struct exec_ctx *x, const struct scenario *sc, const char *pro
 	for (int i = 0; i < sc->nprocs; i++)
 		if (!strcmp(sc->procs[i].proc, proc))
 			a = &sc->procs[i];
-	p = a ? proc_get(x, sc, a, oc) : NULL;
+	p = a ? proc_get(x, a, oc) : NULL;
 	if (!p)
 		return -1;
 	snprintf(give.handle, sizeof(give.handle), "%s", handle);
@@ -705,7 +708,7 @@ void act_in_process(struct exec_ctx *x, const struct scenario *sc, int step,
 		    struct outcome *oc)
 {
 	const struct scn_step *st = &sc->steps[step];
-	struct proc_cmd run = { .op = PROC_RUN, .step = step };
+	struct proc_cmd run = { .op = PROC_RUN, .sc = sc, .step = step };
 	struct actor_proc once, *p;
 
 	memset(oc, 0, sizeof(*oc));
@@ -714,12 +717,12 @@ void act_in_process(struct exec_ctx *x, const struct scenario *sc, int step,
 		return;
 	}
 	if (st->actor.proc[0]) {
-		p = proc_get(x, sc, &st->actor, oc);
+		p = proc_get(x, &st->actor, oc);
 		if (p)
 			proc_command(x, p, &run, -1, oc, NULL);
 		return;
 	}
-	if (proc_start(&once, sc, &st->actor, oc, x->step_timeout_s) < 0)
+	if (proc_start(&once, &st->actor, oc, x->step_timeout_s) < 0)
 		return;
 	proc_command(x, &once, &run, -1, oc, NULL);
 	proc_kill(&once);

@@ -354,7 +354,7 @@ static bool decisions_met(const struct scn_step *st, char *records, struct sbuf 
 	return ok;
 }
 
-static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR } run_step(struct exec_ctx *x,
+static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR, STEP_SKIP } run_step(struct exec_ctx *x,
 	const struct scenario *sc, int step, struct sbuf *msg)
 {
 	const struct scn_step *st = &sc->steps[step];
@@ -428,39 +428,71 @@ static bool uses_tunguard_steps(const struct scenario *sc)
 	return false;
 }
 
-/* Returns false when the scenario did not pass (skips pass). */
-static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned int have,
-			 const struct tg_state *tg)
+/* What a group of scenarios (one, and those that continue it) made. */
+struct group_ctx {
+	struct linkset before;
+	struct linkset netns_before;
+	bool tunguard_changed;
+};
+
+static void group_begin(struct group_ctx *g)
+{
+	memset(g, 0, sizeof(*g));
+	links_snapshot(&g->before);
+	names_in("/run/netns", &g->netns_before);
+}
+
+/* Teardown, whatever happened: problems are appended to @why. */
+static void group_end(struct exec_ctx *x, struct group_ctx *g, const struct tg_state *tg,
+		      struct sbuf *why)
+{
+	struct linkset netns_now;
+
+	vms_teardown(x);
+	procs_teardown(x);
+	/* named network namespaces first: their devices go with them */
+	names_in("/run/netns", &netns_now);
+	for (int i = 0; i < netns_now.n; i++)
+		if (!links_has(&g->netns_before, netns_now.names[i]) &&
+		    run_ip("netns", "del", netns_now.names[i]) < 0)
+			sbuf_printf(why, "%scould not delete netns %s", why->len ? "; " : "",
+				    netns_now.names[i]);
+	links_free(&netns_now);
+	links_free(&g->netns_before);
+	links_cleanup(&g->before, why);
+	links_free(&g->before);
+	if (g->tunguard_changed && tg_apply(tg->boot_policy, tg->boot_mode, why) < 0)
+		sbuf_puts(why, " (restoring tunguard)");
+}
+
+/*
+ * One scenario's steps, in the context of its group. Returns the worst
+ * step; the end record waits for the group's teardown when @last.
+ */
+static enum tl_step run_scenario_steps(struct exec_ctx *x, const struct scenario *sc,
+				       unsigned int have, const struct tg_state *tg,
+				       struct group_ctx *g, struct sbuf *why)
 {
 	static const char *const names[] = { "pass", "fail", "error" };
 	unsigned int missing = sc->requires & ~have;
-	double t0 = now_ms();
 	enum tl_step worst = STEP_PASS;
-	struct sbuf why = { 0 };
-	struct linkset before, netns_before, netns_now;
 	char idx[16];
 
 	snprintf(idx, sizeof(idx), "%d", x->idx);
 	proto_emit(x->out, "begin", 1, idx);
 	if (missing) {
-		sbuf_puts(&why, "requires");
+		sbuf_puts(why, "requires");
 		for (unsigned int bit = 1; bit <= SCN_REQ_TUNGUARD; bit <<= 1)
 			if (missing & bit)
-				sbuf_printf(&why, " %s", scn_feature_name(bit));
-		sbuf_puts(&why, ": not available in L1");
-		emit_end(x, "skip", now_ms() - t0, why.buf);
-		sbuf_free(&why);
-		return true;
+				sbuf_printf(why, " %s", scn_feature_name(bit));
+		sbuf_puts(why, ": not available in L1");
+		return STEP_SKIP;
 	}
+	if (sc->policy || sc->mode || tg->force_mode || uses_tunguard_steps(sc))
+		g->tunguard_changed = true;
 	if ((sc->policy || sc->mode || tg->force_mode) &&
-	    tg_apply(sc->policy, tg->force_mode ? tg->force_mode : sc->mode, &why) < 0) {
-		emit_end(x, "error", now_ms() - t0, why.buf);
-		sbuf_free(&why);
-		tg_apply(tg->boot_policy, tg->boot_mode, &why);
-		return false;
-	}
-	links_snapshot(&before);
-	names_in("/run/netns", &netns_before);
+	    tg_apply(sc->policy, tg->force_mode ? tg->force_mode : sc->mode, why) < 0)
+		return STEP_ERROR;
 	for (int i = 0; i < sc->nsteps && worst == STEP_PASS; i++) {
 		struct sbuf msg = { 0 };
 		double ts = now_ms();
@@ -470,32 +502,62 @@ static bool run_scenario(struct exec_ctx *x, const struct scenario *sc, unsigned
 		emit_step(x, i, names[worst], now_ms() - ts, msg.buf);
 		sbuf_free(&msg);
 	}
+	return worst;
+}
 
-	/* teardown, whatever happened above */
-	vms_teardown(x);
-	procs_teardown(x);
-	sbuf_puts(&why, "");
-	/* named network namespaces first: their devices go with them */
-	names_in("/run/netns", &netns_now);
-	for (int i = 0; i < netns_now.n; i++)
-		if (!links_has(&netns_before, netns_now.names[i]) &&
-		    run_ip("netns", "del", netns_now.names[i]) < 0)
-			sbuf_printf(&why, "%scould not delete netns %s", why.len ? "; " : "",
-				    netns_now.names[i]);
-	links_free(&netns_now);
-	links_free(&netns_before);
-	links_cleanup(&before, &why);
-	links_free(&before);
-	if ((sc->policy || sc->mode || tg->force_mode || uses_tunguard_steps(sc)) &&
-	    tg_apply(tg->boot_policy, tg->boot_mode, &why) < 0)
-		worst = STEP_ERROR;
-	if (why.len && worst == STEP_PASS) {
-		worst = STEP_ERROR;
-		sbuf_printf(&why, " after the scenario");
+struct plan_item {
+	int idx;
+	struct scn_file file;
+	const struct scenario *sc;	/* NULL: the file did not parse */
+	char *error;
+};
+
+/*
+ * A group: @items[0] and the scenarios right after it that continue it.
+ * They share one context (devices, processes, guests); it is torn down
+ * after the last. Returns false if any of them did not pass.
+ */
+static bool run_group(struct exec_ctx *x, struct plan_item *items, int n, unsigned int have,
+		      const struct tg_state *tg)
+{
+	static const char *const names[] = { "pass", "fail", "error", "skip" };
+	struct group_ctx g;
+	bool all = true, broken = false;
+
+	group_begin(&g);
+	for (int k = 0; k < n; k++) {
+		struct sbuf why = { 0 };
+		double t0 = now_ms();
+		enum tl_step r;
+		char idx[16];
+
+		x->idx = items[k].idx;
+		sbuf_puts(&why, "");
+		if (broken) {
+			snprintf(idx, sizeof(idx), "%d", x->idx);
+			proto_emit(x->out, "begin", 1, idx);
+			sbuf_puts(&why, "not run: the scenario it continues did not pass");
+			r = STEP_ERROR;
+		} else {
+			r = run_scenario_steps(x, items[k].sc, have, tg, &g, &why);
+		}
+		if (k == n - 1) {
+			size_t before = why.len;
+
+			group_end(x, &g, tg, &why);
+			if (why.len > before && r == STEP_PASS) {
+				r = STEP_ERROR;
+				sbuf_puts(&why, " after the scenario");
+			}
+		}
+		emit_end(x, names[r], now_ms() - t0, why.buf);
+		sbuf_free(&why);
+		if (r != STEP_PASS && r != STEP_SKIP) {
+			all = false;
+			broken = true;
+		}
 	}
-	emit_end(x, names[worst], now_ms() - t0, why.buf);
-	sbuf_free(&why);
-	return worst == STEP_PASS;
+	return all;
 }
 
 /*
@@ -535,35 +597,39 @@ static int enter_scenario_netns(struct sbuf *why)
 	return 0;
 }
 
-/* Run @sc in a child in a fresh network namespace, unless it asks for L1's. */
-static bool run_scenario_isolated(struct exec_ctx *x, const struct scenario *sc,
-				  unsigned int have, const struct tg_state *tg)
+/* Run a group in a child in a fresh network namespace, unless it asks for L1's. */
+static bool run_group_isolated(struct exec_ctx *x, struct plan_item *items, int n,
+			       unsigned int have, const struct tg_state *tg)
 {
 	struct sbuf why = { 0 };
 	char idx[16];
 	int status;
 	pid_t pid;
 
-	if (sc->init_netns)
-		return run_scenario(x, sc, have, tg);
+	if (items[0].sc->init_netns)
+		return run_group(x, items, n, have, tg);
 	fflush(x->out);
 	pid = fork();
 	if (pid == 0) {
 		bool ok;
 
 		if (enter_scenario_netns(&why) < 0) {
-			snprintf(idx, sizeof(idx), "%d", x->idx);
-			proto_emit(x->out, "begin", 1, idx);
-			emit_end(x, "error", 0, why.buf);
+			for (int k = 0; k < n; k++) {
+				x->idx = items[k].idx;
+				snprintf(idx, sizeof(idx), "%d", x->idx);
+				proto_emit(x->out, "begin", 1, idx);
+				emit_end(x, "error", 0, why.buf);
+			}
 			_exit(2);
 		}
-		ok = run_scenario(x, sc, have, tg);
+		ok = run_group(x, items, n, have, tg);
 		fflush(x->out);
 		_exit(ok ? 0 : 1);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		snprintf(idx, sizeof(idx), "%d", x->idx);
+		snprintf(idx, sizeof(idx), "%d", items[0].idx);
 		proto_emit(x->out, "begin", 1, idx);
+		x->idx = items[0].idx;
 		emit_end(x, "error", 0, "cannot fork the scenario's process");
 		return false;
 	}
@@ -772,6 +838,8 @@ int main(int argc, char **argv)
 	char features[128], *plan, *line, *save, *ff, *lsm, *kunit;
 	bool fail_fast, failed = false;
 	struct tg_state tg = { 0 };
+	struct plan_item *items = NULL;
+	int nitems = 0;
 	unsigned int have;
 	int fd;
 
@@ -819,30 +887,54 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tunlab-exec: read %s: %s\n", plan_path, strerror(errno));
 		return 3;
 	}
-	for (line = strtok_r(plan, "\n", &save); line && !(fail_fast && failed);
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *f[3];
+	for (line = strtok_r(plan, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct scn_diags diags = { 0 };
-		struct scn_file file;
+		struct plan_item *it;
+		char *f[3];
 		int sidx;
 
 		if (proto_split(line, f, 3) != 3)
 			continue;
-		x.idx = atoi(f[0]);
+		items = xrealloc(items, sizeof(*items) * (size_t)(nitems + 1));
+		it = &items[nitems++];
+		memset(it, 0, sizeof(*it));
+		it->idx = atoi(f[0]);
 		sidx = atoi(f[2]);
-		if (scn_parse_file(f[1], &file, &diags) || sidx >= file.nscenarios) {
-			char idx[16];
-
-			snprintf(idx, sizeof(idx), "%d", x.idx);
-			proto_emit(x.out, "begin", 1, idx);
-			emit_end(&x, "error", 0, diags.n ? diags.v[0].msg : "scenario not in file");
-			failed = true;
-		} else {
-			failed = !run_scenario_isolated(&x, &file.scenarios[sidx], have, &tg);
-		}
-		scn_file_free(&file);
+		if (scn_parse_file(f[1], &it->file, &diags) || sidx >= it->file.nscenarios)
+			it->error = xstrdup(diags.n ? diags.v[0].msg : "scenario not in file");
+		else
+			it->sc = &it->file.scenarios[sidx];
 		scn_diags_free(&diags);
 	}
+	for (int k = 0; k < nitems && !(fail_fast && failed); ) {
+		int n = 1;
+
+		if (!items[k].sc || items[k].sc->continues) {
+			/* a broken file, or a scenario whose first part is not here */
+			char idx[16];
+
+			x.idx = items[k].idx;
+			snprintf(idx, sizeof(idx), "%d", x.idx);
+			proto_emit(x.out, "begin", 1, idx);
+			emit_end(&x, "error", 0, items[k].error ? items[k].error :
+				 "not run: the scenario it continues did not run in this L1");
+			failed = true;
+			k++;
+			continue;
+		}
+		while (k + n < nitems && items[k + n].sc && items[k + n].sc->continues &&
+		       items[k + n].sc->index == items[k + n - 1].sc->index + 1 &&
+		       !strcmp(items[k + n].sc->file, items[k + n - 1].sc->file))
+			n++;
+		if (!run_group_isolated(&x, &items[k], n, have, &tg))
+			failed = true;
+		k += n;
+	}
+	for (int k = 0; k < nitems; k++) {
+		scn_file_free(&items[k].file);
+		free(items[k].error);
+	}
+	free(items);
 	free(plan);
 	free(tg.boot_policy);
 	free(tg.boot_mode);

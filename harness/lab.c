@@ -50,8 +50,9 @@ struct boot {
 	double started;
 	double last_record;
 	double run_deadline;
-	int lane;			/* this L1 runs scenarios i % nlanes == lane */
+	int lane;			/* this L1 runs scenarios with lane_of[i] == lane */
 	int nlanes;
+	const int *lane_of;
 	char tmpdir[64];
 };
 
@@ -112,7 +113,7 @@ static int write_initrd(struct boot *b, const char *path)
 	for (int i = 0; i < b->r->n; i++) {
 		const struct scenario *sc = b->r->s[i].sc;
 
-		if (i % b->nlanes != b->lane || b->r->s[i].result != TL_NOTRUN)
+		if (b->lane_of[i] != b->lane || b->r->s[i].result != TL_NOTRUN)
 			continue;
 		sbuf_printf(&plan, "%d\t" BUNDLE_DIR "/scn/%d.scn\t%d\n", i,
 			    file_index(b->suite, sc), sc->index);
@@ -546,20 +547,20 @@ static void close_boot(struct boot *b)
 }
 
 /* Mark everything of this lane not yet run, e.g. after the run timeout. */
-static void abandon_rest(struct run_result *r, int lane, int nlanes, enum tl_result res,
-			 const char *why)
+static void abandon_rest(struct run_result *r, int lane, const int *lane_of,
+			 enum tl_result res, const char *why)
 {
-	for (int i = lane; i < r->n; i += nlanes)
-		if (r->s[i].result == TL_NOTRUN)
+	for (int i = 0; i < r->n; i++)
+		if (lane_of[i] == lane && r->s[i].result == TL_NOTRUN)
 			set_reason(&r->s[i], res, why);
 }
 
-static int lane_left(const struct run_result *r, int lane, int nlanes)
+static int lane_left(const struct run_result *r, int lane, const int *lane_of)
 {
 	int n = 0;
 
-	for (int i = lane; i < r->n; i += nlanes)
-		n += r->s[i].result == TL_NOTRUN;
+	for (int i = 0; i < r->n; i++)
+		n += lane_of[i] == lane && r->s[i].result == TL_NOTRUN;
 	return n;
 }
 
@@ -574,12 +575,12 @@ static void set_infra(struct run_result *r, enum tl_result res, const char *why)
 /* Returns true when another boot should take over the rest of the plan. */
 static bool boot_once(const struct lab_opts *o, const struct suite *s,
 		      struct run_result *r, struct console_scan *l2_scans,
-		      double deadline, int attempt, int lane, int nlanes)
+		      double deadline, int attempt, int lane, int nlanes, const int *lane_of)
 {
 	struct boot b = {
 		.o = o, .suite = s, .r = r, .console_fd = -1, .listen_fd = -1,
 		.results_fd = -1, .inflight = -1, .run_deadline = deadline,
-		.lane = lane, .nlanes = nlanes,
+		.lane = lane, .nlanes = nlanes, .lane_of = lane_of,
 		.l2_scans = l2_scans,
 	};
 	struct l1_config cfg = {
@@ -599,7 +600,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 
 		pthread_mutex_lock(&lab_lock);
 		set_infra(r, TL_ERROR, msg);
-		abandon_rest(r, lane, nlanes, TL_ERROR, msg);
+		abandon_rest(r, lane, lane_of, TL_ERROR, msg);
 		pthread_mutex_unlock(&lab_lock);
 		free(msg);
 		return false;
@@ -665,7 +666,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 	switch (end) {
 	case BOOT_DONE:
 		/* a plan that ends early was cut short on purpose (--fail-fast) */
-		abandon_rest(r, lane, nlanes, TL_NOTRUN, "not run: an earlier scenario did not pass (--fail-fast)");
+		abandon_rest(r, lane, lane_of, TL_NOTRUN, "not run: an earlier scenario did not pass (--fail-fast)");
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			break;
 		why = xasprintf("L1 finished the plan but %s", st);
@@ -684,7 +685,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 			again = true;
 		} else {
 			set_infra(r, b.scan.kind ? TL_CRASH : TL_ERROR, why);
-			abandon_rest(r, lane, nlanes, TL_NOTRUN, why);
+			abandon_rest(r, lane, lane_of, TL_NOTRUN, why);
 		}
 		break;
 	case BOOT_TIMEOUT:
@@ -722,7 +723,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 setup_failed:
 	pthread_mutex_lock(&lab_lock);
 	set_infra(r, TL_ERROR, why);
-	abandon_rest(r, lane, nlanes, TL_ERROR, why);
+	abandon_rest(r, lane, lane_of, TL_ERROR, why);
 	pthread_mutex_unlock(&lab_lock);
 out:
 	close_boot(&b);
@@ -745,6 +746,7 @@ struct lane {
 	struct console_scan *l2_scans;
 	double deadline;
 	int lane, nlanes;
+	const int *lane_of;
 	pthread_t thread;
 };
 
@@ -757,11 +759,11 @@ static void *run_lane(void *arg)
 	/* at least one boot: KUnit and the KTAP programs run even with no scenario */
 	do {
 		if (!boot_once(l->o, l->s, l->r, l->l2_scans, l->deadline, ++attempt,
-			       l->lane, l->nlanes))
+			       l->lane, l->nlanes, l->lane_of))
 			break;
-	} while (lane_left(l->r, l->lane, l->nlanes));
+	} while (lane_left(l->r, l->lane, l->lane_of));
 	pthread_mutex_lock(&lab_lock);
-	abandon_rest(l->r, l->lane, l->nlanes, TL_NOTRUN, NULL);
+	abandon_rest(l->r, l->lane, l->lane_of, TL_NOTRUN, NULL);
 	pthread_mutex_unlock(&lab_lock);
 	return NULL;
 }
@@ -773,13 +775,23 @@ void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result 
 	int nlanes = o->jobs > 1 ? o->jobs : 1;
 	struct lane *lanes;
 
-	if (nlanes > r->n && r->n > 0)
-		nlanes = r->n;
+	int *lane_of = xcalloc((size_t)r->n + 1, sizeof(int)), groups = 0;
+
+	/* deal out groups (a scenario and those that continue it), not scenarios */
+	for (int i = 0; i < r->n; i++) {
+		if (!r->s[i].sc->continues || i == 0)
+			groups++;
+		lane_of[i] = (groups - 1) % nlanes;
+	}
+	if (nlanes > groups && groups > 0)
+		nlanes = groups;
+	for (int i = 0; i < r->n; i++)
+		lane_of[i] %= nlanes;
 	lanes = xcalloc((size_t)nlanes, sizeof(*lanes));
 	for (int i = 0; i < nlanes; i++) {
 		lanes[i] = (struct lane){ .o = o, .s = s, .r = r, .l2_scans = l2_scans,
 					  .deadline = t0 + o->run_timeout_s * 1000.0,
-					  .lane = i, .nlanes = nlanes };
+					  .lane = i, .nlanes = nlanes, .lane_of = lane_of };
 		if (nlanes > 1 && pthread_create(&lanes[i].thread, NULL, run_lane, &lanes[i])) {
 			say("tunlab: cannot start L1 number %d; running its share after the others\n",
 			    i + 1);
@@ -793,6 +805,7 @@ void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result 
 			run_lane(&lanes[i]);
 	}
 	free(lanes);
+	free(lane_of);
 	for (int i = 0; i < r->n; i++) {
 		scenario_result_settle(&r->s[i]);
 		console_scan_free(&l2_scans[i]);

@@ -309,6 +309,19 @@ int main(int argc, char **argv)
 			return TL_EXIT_USAGE;
 		}
 	}
+	/* a scenario that continues another needs it right before it */
+	for (int i = 0; i < suite.n; i++) {
+		const struct scenario *sc = suite.plan[i], *prev = i ? suite.plan[i - 1] : NULL;
+
+		if (sc->continues && (!prev || strcmp(prev->file, sc->file) ||
+				      prev->index != sc->index - 1)) {
+			fprintf(stderr, "%s:%d: error: scenario '%s' continues the one before it in its file, which this selection leaves out\n",
+				sc->file, sc->line, sc->title);
+			suite_free(&suite);
+			free(tags);
+			return TL_EXIT_USAGE;
+		}
+	}
 	if (o.list || o.check) {
 		if (o.list)
 			list_plan(&suite);

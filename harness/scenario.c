@@ -666,12 +666,17 @@ static void check_args(struct parser *p, enum scn_action act,
 static void check_vm_known(struct parser *p, const struct scenario *s,
 			   const struct token *vm)
 {
-	for (int i = 0; i < s->nsteps; i++) {
-		const struct scn_step *st = &s->steps[i];
+	for (;;) {
+		for (int i = 0; i < s->nsteps; i++) {
+			const struct scn_step *st = &s->steps[i];
 
-		if (st->action == SCN_L2_BOOT && st->argc &&
-		    tok_is(vm, st->argv[0]))
-			return;
+			if (st->action == SCN_L2_BOOT && st->argc &&
+			    tok_is(vm, st->argv[0]))
+				return;
+		}
+		if (!s->continues)
+			break;
+		s = &p->file->scenarios[s->index - 1];
 	}
 	diag(p, vm->col, "no VM '%.*s' in this scenario (no earlier 'l2 boot %.*s')",
 	     (int)vm->len, vm->s, (int)vm->len, vm->s);
@@ -921,6 +926,20 @@ static void finish_scenario(struct parser *p)
 	}
 }
 
+/* A continuing scenario knows the processes and handles it takes over. */
+static void inherit_context(struct scenario *sc, const struct scenario *prev)
+{
+	sc->continues = true;
+	for (int i = 0; i < prev->nprocs; i++) {
+		sc->procs = xrealloc(sc->procs, sizeof(*sc->procs) * (size_t)(sc->nprocs + 1));
+		sc->procs[sc->nprocs++] = prev->procs[i];
+	}
+	for (int i = 0; i < prev->nhandles; i++) {
+		sc->handles = xrealloc(sc->handles, sizeof(char *) * (size_t)(sc->nhandles + 1));
+		sc->handles[sc->nhandles++] = xstrdup(prev->handles[i]);
+	}
+}
+
 static void parse_directive_scenario(struct parser *p, const char *line,
 				     struct token *t, int n)
 {
@@ -1008,6 +1027,13 @@ static void parse_line(struct parser *p, const char *line)
 		old = sc->policy;
 		sc->policy = xasprintf("%s%.*s\n", old ? old : "", (int)(to - from), from);
 		free(old);
+	} else if (tok_is(&t[0], "continues")) {
+		if (n != 1)
+			diag(p, t[1].col, "continues: takes no argument");
+		else if (p->cur->index == 0)
+			diag(p, t[0].col, "continues: the first scenario of a file has nothing to continue");
+		else
+			inherit_context(p->cur, &p->file->scenarios[p->cur->index - 1]);
 	} else if (tok_is(&t[0], "netns")) {
 		if (n != 2 || (!tok_is(&t[1], "init") && !tok_is(&t[1], "fresh"))) {
 			diag(p, n > 1 ? t[1].col : t[0].col + 5,

@@ -99,6 +99,7 @@ struct scenario {
 	char *policy;		/* tunguard policy text (policy lines), or NULL */
 	char *mode;		/* tunguard mode for the scenario, or NULL */
 	bool init_netns;	/* netns init: run in L1's own network namespace */
+	bool continues;		/* runs in the context the previous scenario left */
 	int nsteps;
 	struct scn_step *steps;
 	int nprocs;		/* named processes, in order of first use */
