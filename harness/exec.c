@@ -381,6 +381,8 @@ static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR, STEP_SKIP } run_step(str
 	if (st->check_decisions) {
 		char *records = pos >= 0 ? tg_records_after(pos) : xstrdup("");
 
+		free(x->step_records);
+		x->step_records = xstrdup(records);
 		sbuf_puts(&seen, "");
 		dec_ok = pos >= 0 && decisions_met(st, records, &seen);
 		free(records);
@@ -408,7 +410,11 @@ static void emit_step(struct exec_ctx *x, int step, const char *res, double ms,
 	snprintf(idx, sizeof(idx), "%d", x->idx);
 	snprintf(n, sizeof(n), "%d", step);
 	snprintf(t, sizeof(t), "%.1f", ms);
-	proto_emit(x->out, "step", 5, idx, n, res, t, msg);
+	/* "-": the step's decisions were not checked */
+	proto_emit(x->out, "step", 6, idx, n, res, t, msg,
+		   x->step_records ? x->step_records : "-");
+	free(x->step_records);
+	x->step_records = NULL;
 }
 
 static void emit_end(struct exec_ctx *x, const char *res, double ms, const char *why)

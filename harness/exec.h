@@ -50,6 +50,7 @@ struct exec_ctx {
 	struct vm vms[EXEC_MAX_VMS];
 	struct actor_proc procs[EXEC_MAX_PROCS];
 	int step_timeout_s;
+	char *step_records;	/* decision records the last step produced, if checked */
 };
 
 void outcome_set(struct outcome *oc, int err, const char *fmt, ...)

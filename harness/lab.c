@@ -334,6 +334,8 @@ static void results_record(struct boot *b, char *line)
 		sr->steps[st].ms = atof(f[4]);
 		free(sr->steps[st].msg);
 		sr->steps[st].msg = xstrdup(f[5]);
+		free(sr->steps[st].decisions);
+		sr->steps[st].decisions = n > 6 && strcmp(f[6], "-") ? xstrdup(f[6]) : NULL;
 		print_step(sr->sc, st, &sr->steps[st]);
 	} else if (!strcmp(f[0], "end") && n >= 4 && valid_idx(b, f[1], &idx)) {
 		end_scenario(b, idx, tl_result_from_name(f[2]), atof(f[3]),

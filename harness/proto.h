@@ -6,7 +6,9 @@
  *
  *   hello   PROTO KERNEL-RELEASE FEATURES LSMS  executor is up
  *   begin   IDX                                 scenario IDX of the plan starts
- *   step    IDX STEP RESULT MS MESSAGE          one step finished
+ *   step    IDX STEP RESULT MS MESSAGE RECORDS  one step finished; RECORDS are
+ *                                               the decision records it made
+ *                                               ("-": not checked)
  *   end     IDX RESULT MS REASON                scenario finished
  *   log     IDX SOURCE LINE                     a line of an L2 console
  *   ktap    SOURCE LINE                         a KTAP line of suite SOURCE

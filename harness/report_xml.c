@@ -52,6 +52,33 @@ static void json_str(struct sbuf *sb, const char *s)
 	sbuf_puts(sb, "\"");
 }
 
+/* Decision record lines as an array of strings; null if not checked. */
+static void json_records(struct sbuf *sb, const char *records)
+{
+	bool first = true;
+
+	if (!records) {
+		sbuf_puts(sb, "null");
+		return;
+	}
+	sbuf_puts(sb, "[");
+	for (const char *s = records; *s; ) {
+		size_t len = strcspn(s, "\n");
+
+		if (len) {
+			char *line = xstrndup(s, len);
+
+			sbuf_puts(sb, first ? "" : ", ");
+			json_str(sb, line);
+			free(line);
+			first = false;
+		}
+		s += len;
+		s += *s == '\n';
+	}
+	sbuf_puts(sb, "]");
+}
+
 /* The first step that did not pass, with its message: why a case failed. */
 static const struct step_result *first_bad_step(const struct scenario_result *sr, int *idx)
 {
@@ -221,6 +248,8 @@ char *report_json_text(const struct run_result *r)
 			sbuf_printf(&sb, ", \"result\": \"%s\", \"duration_ms\": %.1f, \"message\": ",
 				    tl_result_name(st->result), st->ms);
 			json_str(&sb, st->msg);
+			sbuf_puts(&sb, ", \"decisions\": ");
+			json_records(&sb, st->decisions);
 			sbuf_puts(&sb, "}");
 		}
 		sbuf_puts(&sb, "]}");

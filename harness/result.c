@@ -38,8 +38,10 @@ void run_init(struct run_result *r, const struct scenario *const *plan, int n)
 void run_free(struct run_result *r)
 {
 	for (int i = 0; i < r->n; i++) {
-		for (int j = 0; j < r->s[i].sc->nsteps; j++)
+		for (int j = 0; j < r->s[i].sc->nsteps; j++) {
 			free(r->s[i].steps[j].msg);
+			free(r->s[i].steps[j].decisions);
+		}
 		free(r->s[i].steps);
 		free(r->s[i].reason);
 	}

@@ -25,6 +25,7 @@ struct step_result {
 	enum tl_result result;
 	double ms;
 	char *msg;
+	char *decisions;	/* the records the step made, when it checked them */
 };
 
 struct scenario_result {

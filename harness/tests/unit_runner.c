@@ -346,9 +346,10 @@ void test_reports_name_the_failing_step(void)
 	char dir[] = "/tmp/tunlab-report-XXXXXX", *text, *path;
 
 	make_run(&r, sc, steps);
-	r.s[0].steps[0] = (struct step_result){ TL_PASS, 12, xstrdup("create tap lab0") };
+	r.s[0].steps[0] = (struct step_result){ TL_PASS, 12, xstrdup("create tap lab0"), NULL };
 	r.s[0].steps[1] = (struct step_result){ TL_FAIL, 3,
-		xstrdup("ioctl(TUNSETIFF, lab0): succeeded; expected EPERM") };
+		xstrdup("ioctl(TUNSETIFF, lab0): succeeded; expected EPERM"),
+		xstrdup("seq=7 op=create verdict=allow mode=enforce rule=default\n") };
 	r.s[1].result = TL_SKIP;
 	r.s[1].reason = xstrdup("requires vmx: not available in L1");
 	scenario_result_settle(&r.s[0]);
@@ -392,7 +393,8 @@ void test_machine_reports_escape_what_they_quote(void)
 	char *x, *j;
 
 	make_run(&r, sc, steps);
-	r.s[0].steps[0] = (struct step_result){ TL_FAIL, 1, xstrdup("a <b> & \"c\"\n\001d\\") };
+	r.s[0].steps[0] = (struct step_result){ TL_FAIL, 1, xstrdup("a <b> & \"c\"\n\001d\\"),
+						 xstrdup("seq=1 op=open\nseq=2 op=attach\n") };
 	r.s[0].result = TL_FAIL;
 	r.s[1].result = TL_PASS;
 	x = report_junit_text(&r);
@@ -402,6 +404,8 @@ void test_machine_reports_escape_what_they_quote(void)
 	CHECK_CONTAINS(j, "\"message\": \"a <b> & \\\"c\\\"\\n\\u0001d\\\\\"");
 	CHECK_CONTAINS(j, "\"schema\": \"tunlab-report/1\"");
 	CHECK_CONTAINS(j, "\"exit_status\": 1");
+	CHECK_CONTAINS(j, "\"decisions\": [\"seq=1 op=open\", \"seq=2 op=attach\"]");
+	CHECK_CONTAINS(j, "\"decisions\": null");
 	free(x);
 	free(j);
 	run_free(&r);
