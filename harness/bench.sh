@@ -60,5 +60,5 @@ if ls build/harness/l1/ktap/* >/dev/null 2>&1; then
 	# shellcheck disable=SC2086
 	"$runner" --results "$out/runs" --no-scenarios $spec > "$out/ktap.txt" 2>&1
 	echo "KTAP programs with --bench (inside L1):"
-	grep -h '# bench' "$out"/runs/latest/report.ktap | sed 's/^ *# bench/  /'
+	grep -h '# bench' "$out"/runs/latest/report.ktap | sed 's/^ *# bench: */  /'
 fi
