@@ -9,7 +9,7 @@ const char *accel_name(enum accel a)
 	return a == ACCEL_KVM ? "kvm" : "tcg";
 }
 
-static int has_flag(const char *cpuinfo, const char *flag)
+bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
 {
 	const char *line = cpuinfo;
 	size_t fl = strlen(flag);
@@ -24,22 +24,22 @@ static int has_flag(const char *cpuinfo, const char *flag)
 			for (const char *p = colon; p && p < line + len; p++) {
 				if (*p == ' ' && !strncmp(p + 1, flag, fl) &&
 				    (p + 1 + fl == line + len || p[1 + fl] == ' '))
-					return 1;
+					return true;
 			}
-			return 0;	/* the first CPU speaks for all */
+			return false;	/* the first CPU speaks for all */
 		}
 		line = eol ? eol + 1 : NULL;
 	}
-	return 0;
+	return false;
 }
 
 const char *cpuinfo_virt_flag(const char *cpuinfo)
 {
 	if (!cpuinfo)
 		return NULL;
-	if (has_flag(cpuinfo, "vmx"))
+	if (cpuinfo_has_flag(cpuinfo, "vmx"))
 		return "vmx";
-	if (has_flag(cpuinfo, "svm"))
+	if (cpuinfo_has_flag(cpuinfo, "svm"))
 		return "svm";
 	return NULL;
 }

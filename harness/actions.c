@@ -80,18 +80,6 @@ int errno_from_text(const char *text)
 
 /* --- becoming the actor ------------------------------------------------- */
 
-static int write_text_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		ret = -1;
-	close(fd);
-	return ret;
-}
-
 static int keep_only_net_admin(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -140,13 +128,13 @@ int become_actor(const struct scn_actor *a, char *why, size_t size)
 			return -1;
 		}
 		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)a->uid);
-		if (write_text_file("/proc/self/setgroups", "deny") < 0 ||
-		    write_text_file("/proc/self/uid_map", map) < 0) {
+		if (write_string("/proc/self/setgroups", "deny") < 0 ||
+		    write_string("/proc/self/uid_map", map) < 0) {
 			snprintf(why, size, "uid_map %s: %s", map, strerror(errno));
 			return -1;
 		}
 		snprintf(map, sizeof(map), "0 %u 1", (unsigned int)a->gid);
-		if (write_text_file("/proc/self/gid_map", map) < 0) {
+		if (write_string("/proc/self/gid_map", map) < 0) {
 			snprintf(why, size, "gid_map %s: %s", map, strerror(errno));
 			return -1;
 		}
@@ -295,51 +283,61 @@ static void handle_step(struct proc_state *ps, const struct scn_step *st, struct
 	}
 }
 
-/* iproute2, in this process's namespaces and with its credentials. */
-static void ip_step(const struct scn_step *st, struct outcome *oc)
+int run_captured(const char *path, char **argv, struct sbuf *out)
 {
-	struct sbuf cmd = { 0 };
-	char **argv = xcalloc((size_t)st->argc + 2, sizeof(char *));
-	int pipefd[2], status;
-	size_t len = 0;
+	int pipefd[2], status, err;
+	char buf[4096];
 	ssize_t n;
 	pid_t pid;
 
-	sbuf_puts(&cmd, "ip");
-	argv[0] = (char *)"ip";
-	for (int i = 0; i < st->argc; i++) {
-		argv[i + 1] = st->argv[i];
-		sbuf_printf(&cmd, " %s", st->argv[i]);
-	}
-	outcome_set(oc, 0, "%s", cmd.buf);
-	sbuf_free(&cmd);
-	if (pipe(pipefd) < 0) {
-		oc->broken = true;
-		oc->err = errno;
-		free(argv);
-		return;
-	}
+	sbuf_puts(out, "");
+	if (pipe(pipefd) < 0)
+		return -1;
 	pid = fork();
 	if (pid == 0) {
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
 		close(pipefd[0]);
-		execv(IP_PATH, argv);
-		fprintf(stderr, "exec %s: %s\n", IP_PATH, strerror(errno));
+		execv(path, argv);
+		printf("exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
+	err = errno;
 	close(pipefd[1]);
-	free(argv);
-	while ((n = read(pipefd[0], oc->detail + len, sizeof(oc->detail) - 1 - len)) > 0)
-		len += (size_t)n;
-	oc->detail[len] = '\0';
+	while (pid > 0 && (n = read(pipefd[0], buf, sizeof(buf))) > 0)
+		sbuf_add(out, buf, (size_t)n);
 	close(pipefd[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		errno = pid < 0 ? err : errno;
+		return -1;
+	}
+	return status;
+}
+
+/* iproute2, in this process's namespaces and with its credentials. */
+static void ip_step(const struct scn_step *st, struct outcome *oc)
+{
+	char **argv = xcalloc((size_t)st->argc + 2, sizeof(char *));
+	struct sbuf out = { 0 };
+	int status;
+
+	argv[0] = (char *)"ip";
+	for (int i = 0; i < st->argc; i++)
+		argv[i + 1] = st->argv[i];
+	{
+		char *cmd = argv_join(argv);
+
+		outcome_set(oc, 0, "%s", cmd);
+		free(cmd);
+	}
+	status = run_captured(IP_PATH, argv, &out);
+	free(argv);
+	snprintf(oc->detail, sizeof(oc->detail), "%s", out.buf);
+	sbuf_free(&out);
+	if (status < 0) {
 		oc->broken = true;
 		oc->err = errno;
-		return;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		oc->broken = true;
 		oc->err = -1;
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -384,42 +382,28 @@ static void tunguard_step(const struct scn_step *st, struct outcome *oc)
 /* A KVM probe of kvm-probes, its output kept when it fails. */
 static void probe_step(const struct scn_step *st, struct outcome *oc)
 {
-	char *argv[8] = { (char *)"kvm-probes" }, buf[512];
-	int pipefd[2], status, n = 1;
+	char *argv[8] = { (char *)"kvm-probes" }, *save, *line;
+	struct sbuf out = { 0 };
+	int status, n = 1;
 	size_t len = 0;
-	ssize_t r;
-	pid_t pid;
 
 	for (int i = 0; i < st->argc && n < 7; i++)
 		argv[n++] = st->argv[i];
 	outcome_set(oc, 0, "kvm-probes %s", st->argv[0]);
-	if (pipe(pipefd) < 0 || (pid = fork()) < 0) {
+	status = run_captured(PROBES_PATH, argv, &out);
+	if (status < 0) {
 		oc->err = errno;
 		oc->broken = true;
+		sbuf_free(&out);
 		return;
 	}
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		execv(PROBES_PATH, argv);
-		printf("exec %s: %s\n", PROBES_PATH, strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
 	/* keep what says why: the failing checks and the benchmark figures */
-	while ((r = read(pipefd[0], buf, sizeof(buf) - 1)) > 0) {
-		char *save, *line;
-
-		buf[r] = '\0';
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			if ((strstr(line, "not ok") || strstr(line, "# bench")) &&
-			    len + strlen(line) + 2 < sizeof(oc->detail))
-				len += (size_t)snprintf(oc->detail + len, sizeof(oc->detail) - len,
-							"%s%s", len ? "\n" : "", line);
-	}
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
+	for (line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if ((strstr(line, "not ok") || strstr(line, "# bench")) &&
+		    len + strlen(line) + 2 < sizeof(oc->detail))
+			len += (size_t)snprintf(oc->detail + len, sizeof(oc->detail) - len,
+						"%s%s", len ? "\n" : "", line);
+	sbuf_free(&out);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 127)
 		oc->broken = true;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))

@@ -6,6 +6,7 @@
  * over the results port. Whatever a scenario created is removed when it
  * ends, on every path.
  */
+#include "accel.h"
 #include "exec.h"
 #include "proto.h"
 #include "util.h"
@@ -75,20 +76,12 @@ static void links_free(struct linkset *l)
 
 static int run_ip(const char *a, const char *b, const char *c)
 {
-	int status;
-	pid_t pid = fork();
+	char *argv[] = { (char *)"ip", (char *)a, (char *)b, (char *)c, NULL };
+	struct sbuf out = { 0 };
+	int status = run_captured(IP_PATH, argv, &out);
 
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(IP_PATH, "ip", a, b, c, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+	sbuf_free(&out);
+	return status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
 /* Clear persist on a tun/tap device so closing our fd deletes it. */
@@ -152,9 +145,9 @@ static unsigned int detect_features(char *text, size_t size)
 		have |= SCN_REQ_VHOST;
 	if (access("/dev/net/tun", R_OK | W_OK) == 0)
 		have |= SCN_REQ_TUN;
-	if (cpuinfo && strstr(cpuinfo, " svm"))
+	if (cpuinfo_has_flag(cpuinfo, "svm"))
 		have |= SCN_REQ_SVM;
-	if (cpuinfo && strstr(cpuinfo, " vmx"))
+	if (cpuinfo_has_flag(cpuinfo, "vmx"))
 		have |= SCN_REQ_VMX;
 	if (access(TG_DIR "/policy", W_OK) == 0)
 		have |= SCN_REQ_TUNGUARD;
@@ -218,19 +211,6 @@ struct tg_state {
 	char *force_mode;	/* tunlab.tgmode=: every scenario runs in it */
 };
 
-static int write_whole(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		ret = -1;
-	if (close(fd) < 0)
-		ret = -1;
-	return ret;
-}
-
 /* The kernel's last tunguard message, which names a bad policy line. */
 static void tg_last_log(struct sbuf *out)
 {
@@ -251,12 +231,12 @@ static void tg_last_log(struct sbuf *out)
 
 static int tg_apply(const char *policy, const char *mode, struct sbuf *why)
 {
-	if (policy && write_whole(TG_DIR "/policy", policy) < 0) {
+	if (policy && write_string(TG_DIR "/policy", policy) < 0) {
 		sbuf_printf(why, "writing the tunguard policy: %s", strerror(errno));
 		tg_last_log(why);
 		return -1;
 	}
-	if (mode && write_whole(TG_DIR "/mode", mode) < 0) {
+	if (mode && write_string(TG_DIR "/mode", mode) < 0) {
 		sbuf_printf(why, "setting tunguard mode %s: %s", mode, strerror(errno));
 		return -1;
 	}
@@ -683,21 +663,6 @@ static bool ktap_selected(const char *spec, const char *name, char **args, int m
 	return false;
 }
 
-static char *cmdline_value(const char *key)
-{
-	char *cmdline = read_file("/proc/cmdline", NULL), *p, *v = NULL;
-	size_t kl = strlen(key);
-
-	for (p = cmdline; p && (p = strstr(p, key)); p += kl) {
-		if ((p == cmdline || p[-1] == ' ') && p[kl] == '=') {
-			v = xstrndup(p + kl + 1, strcspn(p + kl + 1, " \n"));
-			break;
-		}
-	}
-	free(cmdline);
-	return v;
-}
-
 static void emit_suite_end(struct exec_ctx *x, const char *name, int status, double ms)
 {
 	char st[16], t[32];
@@ -807,7 +772,7 @@ static void run_ktap_program(struct exec_ctx *x, const char *name, char **args, 
 /* Every program in KTAP_DIR, or those tunlab.ktap= names, with its args. */
 static void run_ktap_programs(struct exec_ctx *x)
 {
-	char *spec = cmdline_value("tunlab.ktap"), **names = NULL;
+	char *spec = kernel_cmdline_value("tunlab.ktap"), **names = NULL;
 	DIR *d = opendir(KTAP_DIR);
 	struct dirent *e;
 	int n = 0;
@@ -878,11 +843,11 @@ int main(int argc, char **argv)
 
 	tg.boot_policy = read_file(TG_DIR "/policy", NULL);
 	tg.boot_mode = read_file(TG_DIR "/mode", NULL);
-	tg.force_mode = cmdline_value("tunlab.tgmode");
-	ff = cmdline_value("tunlab.failfast");
+	tg.force_mode = kernel_cmdline_value("tunlab.tgmode");
+	ff = kernel_cmdline_value("tunlab.failfast");
 	fail_fast = ff && !strcmp(ff, "1");
 	free(ff);
-	kunit = cmdline_value("tunlab.kunit");
+	kunit = kernel_cmdline_value("tunlab.kunit");
 	if (!kunit || strcmp(kunit, "0"))
 		forward_kunit(&x);
 	free(kunit);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "scenario.h"
+#include "util.h"
 
 #define EXEC_MAX_VMS 8
 #define IP_PATH "/sbin/ip"
@@ -73,6 +74,12 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 void act_l2_stop(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
 /* Stop every guest still running, forwarding its console to L0. */
 void vms_teardown(struct exec_ctx *x);
+
+/*
+ * Run @path with @argv, its stdout and stderr collected in @out. Returns
+ * its wait status, or -1 with errno when it could not be started.
+ */
+int run_captured(const char *path, char **argv, struct sbuf *out);
 
 /* Map a tool's message ("...: Operation not permitted") to its errno. */
 int errno_from_text(const char *text);

@@ -8,7 +8,7 @@ HARNESS_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -MMD -MP
 HARNESS_SHARED := util.c scenario.c proto.c
 HARNESS_RUNNER_SRCS := $(HARNESS_SHARED) accel.c console.c qemu.c result.c \
 	report.c report_xml.c bundle.c suite.c lab.c runner.c
-HARNESS_EXEC_SRCS := $(HARNESS_SHARED) actions.c l2.c exec.c
+HARNESS_EXEC_SRCS := $(HARNESS_SHARED) accel.c actions.c l2.c exec.c
 HARNESS_UNIT_SRCS := $(filter-out runner.c,$(HARNESS_RUNNER_SRCS)) \
 	tests/check.c tests/unit_scenario.c tests/unit_runner.c tests/unit_main.c
 

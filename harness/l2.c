@@ -46,19 +46,11 @@ static struct vm *vm_find(struct exec_ctx *x, const char *name)
  * segfaults; L2 therefore runs without XSAVE (FXSAVE only).
  * tunlab.l2cpu= on L1's command line overrides the model.
  */
-static const char *l2_cpu(void)
+static char *l2_cpu(void)
 {
-	static char cpu[64];
-	char *cmdline = read_file("/proc/cmdline", NULL), *p;
+	char *cpu = kernel_cmdline_value("tunlab.l2cpu");
 
-	snprintf(cpu, sizeof(cpu), "host,-xsave");
-	p = cmdline ? strstr(cmdline, "tunlab.l2cpu=") : NULL;
-	if (p) {
-		p += strlen("tunlab.l2cpu=");
-		snprintf(cpu, sizeof(cpu), "%.*s", (int)strcspn(p, " \n"), p);
-	}
-	free(cmdline);
-	return cpu;
+	return cpu ? cpu : xstrdup("host,-xsave");
 }
 
 /* A locally administered MAC derived from the VM's name: guests on one
@@ -78,59 +70,37 @@ static const char *vm_mac(const char *name)
 static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 {
 	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
-	char **v = xcalloc(64, sizeof(char *));
-	int n = 0;
+	static const char *const fixed[] = {
+		"qemu-system-x86_64", "-nodefaults", "-no-user-config", "-machine", "pc",
+		"-accel", "kvm", "-m", "192", "-bios", "/usr/share/qemu/qboot.rom",
+		"-kernel", LAB_DIR "/bzImage", "-initrd", LAB_DIR "/l2.cpio",
+		"-no-reboot", "-display", "none", "-monitor", "none",
+		"-device", "virtio-serial-pci",
+		"-device", "virtserialport,chardev=ctl,name=tunlab.ctl",
+	};
+	struct argv_builder b = { 0 };
 
-	v[n++] = xstrdup("qemu-system-x86_64");
-	v[n++] = xstrdup("-nodefaults");
-	v[n++] = xstrdup("-no-user-config");
-	v[n++] = xstrdup("-machine");
-	v[n++] = xstrdup("pc");
-	v[n++] = xstrdup("-accel");
-	v[n++] = xstrdup("kvm");
-	v[n++] = xstrdup("-cpu");
-	v[n++] = xstrdup(l2_cpu());
-	v[n++] = xstrdup("-m");
-	v[n++] = xstrdup("192");
-	v[n++] = xstrdup("-bios");
-	v[n++] = xstrdup("/usr/share/qemu/qboot.rom");
-	v[n++] = xstrdup("-kernel");
-	v[n++] = xstrdup(LAB_DIR "/bzImage");
-	v[n++] = xstrdup("-initrd");
-	v[n++] = xstrdup(LAB_DIR "/l2.cpio");
-	v[n++] = xstrdup("-append");
-	v[n++] = xasprintf("console=ttyS0 panic=-1 loglevel=5 tunlab.ip=%s",
-			   ip ? ip : L2_DEFAULT_IP);
-	v[n++] = xstrdup("-no-reboot");
-	v[n++] = xstrdup("-display");
-	v[n++] = xstrdup("none");
-	v[n++] = xstrdup("-monitor");
-	v[n++] = xstrdup("none");
-	v[n++] = xstrdup("-serial");
-	v[n++] = xasprintf("file:%s/console.log", dir);
-	v[n++] = xstrdup("-device");
-	v[n++] = xstrdup("virtio-serial-pci");
-	v[n++] = xstrdup("-chardev");
-	v[n++] = xasprintf("socket,id=ctl,path=%s/ctl.sock,server=on,wait=off", dir);
-	v[n++] = xstrdup("-device");
-	v[n++] = xstrdup("virtserialport,chardev=ctl,name=tunlab.ctl");
-	v[n++] = xstrdup("-netdev");
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		argv_add(&b, fixed[i]);
+	argv_add(&b, "-cpu");
+	argv_addf(&b, l2_cpu());
+	argv_add(&b, "-append");
+	argv_addf(&b, xasprintf("console=ttyS0 panic=-1 loglevel=5 tunlab.ip=%s",
+				ip ? ip : L2_DEFAULT_IP));
+	argv_add(&b, "-serial");
+	argv_addf(&b, xasprintf("file:%s/console.log", dir));
+	argv_add(&b, "-chardev");
+	argv_addf(&b, xasprintf("socket,id=ctl,path=%s/ctl.sock,server=on,wait=off", dir));
+	argv_add(&b, "-netdev");
 	if (tapfd >= 0)
-		v[n++] = xasprintf("tap,id=n0,fd=%d,vhost=%s", tapfd, vhost ? vhost : "on");
+		argv_addf(&b, xasprintf("tap,id=n0,fd=%d,vhost=%s", tapfd, vhost ? vhost : "on"));
 	else
-		v[n++] = xasprintf("tap,id=n0,ifname=%s,script=no,downscript=no,vhost=%s",
-				   scn_arg(st, "net"), vhost ? vhost : "on");
-	v[n++] = xstrdup("-device");
+		argv_addf(&b, xasprintf("tap,id=n0,ifname=%s,script=no,downscript=no,vhost=%s",
+					scn_arg(st, "net"), vhost ? vhost : "on"));
+	argv_add(&b, "-device");
 	/* qboot loads the kernel itself: no option ROM needed */
-	v[n++] = xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", vm_mac(st->argv[0]));
-	return v;
-}
-
-static void free_argv(char **v)
-{
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
+	argv_addf(&b, xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", vm_mac(st->argv[0])));
+	return b.v;
 }
 
 static int connect_unix(const char *path)
@@ -363,7 +333,7 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	free_argv(argv);
+	argv_free(argv);
 	if (tapfd >= 0)
 		close(tapfd);
 	if (vm->pid < 0) {

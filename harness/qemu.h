@@ -28,8 +28,5 @@ struct l1_config {
 
 /* A NULL-terminated argv; free with argv_free(). */
 char **l1_qemu_argv(const struct l1_config *c);
-void argv_free(char **argv);
-/* Shell-quoted single line, for logs and error messages. */
-char *argv_join(char *const *argv);
 
 #endif

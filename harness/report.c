@@ -99,19 +99,6 @@ static void ktap_name(struct sbuf *sb, const char *s)
 		sbuf_add(sb, *s == '#' ? "_" : *s == '\n' ? " " : s, 1);
 }
 
-static void ktap_diag(struct sbuf *sb, const char *indent, const char *text)
-{
-	const char *s = text;
-
-	while (s && *s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-
-		sbuf_printf(sb, "%s# %.*s\n", indent, (int)len, s);
-		s = nl ? nl + 1 : NULL;
-	}
-}
-
 static void ktap_result(struct sbuf *sb, const char *indent, int n,
 			enum tl_result r, const char *name, const char *reason)
 {
@@ -162,7 +149,7 @@ char *report_ktap_text(const struct run_result *r)
 			}
 			sbuf_printf(&sb, "    # step %d took %.0f ms\n", j + 1, st->ms);
 			if (st->msg && *st->msg && res != TL_SKIP)
-				ktap_diag(&sb, "    ", st->msg);
+				comment_lines(&sb, "    # ", st->msg);
 			ktap_result(&sb, "    ", j + 1, res, sr->sc->steps[j].text, why);
 		}
 		sbuf_printf(&sb, "# %s took %.0f ms\n", name, sr->ms);
@@ -179,10 +166,10 @@ char *report_ktap_text(const struct run_result *r)
 		ktap_result(&sb, "", r->n + i + 1, su->result, su->name, su->reason);
 	}
 	if (r->infra_error)
-		ktap_diag(&sb, "", r->infra_error);
+		comment_lines(&sb, "# ", r->infra_error);
 	if (r->crash_kind) {
 		sbuf_printf(&sb, "# kernel report (%s):\n", r->crash_kind);
-		ktap_diag(&sb, "", r->crash_excerpt);
+		comment_lines(&sb, "# ", r->crash_excerpt);
 	}
 	return sb.buf;
 }

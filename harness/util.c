@@ -188,3 +188,79 @@ fail:
 	errno = err;
 	return -1;
 }
+
+void argv_add(struct argv_builder *b, const char *word)
+{
+	b->v = xrealloc(b->v, sizeof(char *) * (size_t)(b->n + 2));
+	b->v[b->n++] = xstrdup(word);
+	b->v[b->n] = NULL;
+}
+
+void argv_addf(struct argv_builder *b, char *owned)
+{
+	argv_add(b, owned);
+	free(owned);
+}
+
+void argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (char **p = argv; *p; p++)
+		free(*p);
+	free(argv);
+}
+
+char *argv_join(char *const *argv)
+{
+	struct sbuf sb = { 0 };
+
+	sbuf_puts(&sb, "");
+	for (char *const *p = argv; *p; p++) {
+		if (p != argv)
+			sbuf_puts(&sb, " ");
+		if (**p && !strpbrk(*p, " \t\n'\"\\$`*?;&|<>()"))
+			sbuf_puts(&sb, *p);
+		else {
+			sbuf_puts(&sb, "'");
+			for (const char *s = *p; *s; s++) {
+				if (*s == '\'')
+					sbuf_puts(&sb, "'\\''");
+				else
+					sbuf_add(&sb, s, 1);
+			}
+			sbuf_puts(&sb, "'");
+		}
+	}
+	return sb.buf;
+}
+
+char *kernel_cmdline_value(const char *key)
+{
+	char *cmdline = read_file("/proc/cmdline", NULL), *p, *v = NULL;
+	size_t kl = strlen(key);
+
+	for (p = cmdline; p && (p = strstr(p, key)); p += kl) {
+		if ((p == cmdline || p[-1] == ' ') && p[kl] == '=') {
+			free(v);
+			v = xstrndup(p + kl + 1, strcspn(p + kl + 1, " \n"));
+		}
+	}
+	free(cmdline);
+	return v;
+}
+
+int write_string(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0, err;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = -1;
+	err = errno;
+	if (close(fd) < 0 && !ret)
+		return -1;
+	errno = err;
+	return ret;
+}

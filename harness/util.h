@@ -32,6 +32,27 @@ void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sbuf_free(struct sbuf *sb);
 
+/* A NULL-terminated argv grown one word at a time; free with argv_free(). */
+struct argv_builder {
+	char **v;
+	int n;
+};
+
+void argv_add(struct argv_builder *b, const char *word);
+/* Adds @owned and frees it: argv_addf(&b, xasprintf(...)). */
+void argv_addf(struct argv_builder *b, char *owned);
+void argv_free(char **argv);
+/* Shell-quoted single line, for logs and error messages. */
+char *argv_join(char *const *argv);
+
+/* The value of KEY=VALUE on this kernel's command line (the last one, as
+ * later parameters override earlier), or NULL. */
+char *kernel_cmdline_value(const char *key);
+
+/* Write @text to @path in one write(), as sysfs, securityfs and procfs
+ * files want it; -1 with errno. */
+int write_string(const char *path, const char *text);
+
 /* Milliseconds on CLOCK_MONOTONIC. */
 double now_ms(void);
 
