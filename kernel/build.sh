@@ -8,6 +8,7 @@
 #
 # usage: kernel/build.sh OUT_BZIMAGE
 # env:   KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
+#        KERNEL_CCACHE (default $TUNLAB_CACHE/ccache; "off" compiles without),
 #        KERNEL_CONFIGS (fragments; default kernel/config/*.config),
 #        KERNEL_PATCH_DIR (default kernel/patches), KERNEL_OBJ_DIR (default
 #        $KERNEL_BUILD_DIR/obj: a second configuration shares the tree but
@@ -25,6 +26,22 @@ read -r -a fragments <<< "${KERNEL_CONFIGS:-$(ls "$here"/config/*.config | LC_AL
 shopt -s nullglob
 patches=("${KERNEL_PATCH_DIR:-$here/patches}"/*.patch)
 shopt -u nullglob
+
+# Every compile goes through ccache: re-applying the series gives every file
+# it touches a new mtime, and then make recompiles nearly everything that
+# includes them (include/linux/security.h among them); ccache answers those
+# from its store, so a one-line change costs the files it really changes.
+# The store lives beside the bzImage cache so a CI clone elsewhere reuses it
+# (CCACHE_BASEDIR makes its paths relative to the tree).
+ccache_dir=${KERNEL_CCACHE:-$cache/ccache}
+make_cc=()
+if [ "$ccache_dir" != off ]; then
+	command -v ccache >/dev/null || { printf 'kernel: error: ccache not found (make deps installs it; KERNEL_CCACHE=off builds without)\n' >&2; exit 1; }
+	export CCACHE_DIR=$ccache_dir CCACHE_BASEDIR=$build_dir CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	mkdir -p "$CCACHE_DIR"
+	make_cc=(CC="ccache gcc")
+fi
 
 say() { printf 'kernel: %s\n' "$*"; }
 die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
@@ -102,7 +119,7 @@ done
 # Configure: allnoconfig with the fragments forced, then check each request.
 mkdir -p "$obj"
 cat "${fragments[@]}" > "$obj.requested"
-make -s -C "$src" O="$obj" KCONFIG_ALLCONFIG="$obj.requested" allnoconfig >/dev/null
+make -s -C "$src" O="$obj" "${make_cc[@]}" KCONFIG_ALLCONFIG="$obj.requested" allnoconfig >/dev/null
 dropped=0
 while IFS= read -r line; do
 	case $line in
@@ -124,7 +141,8 @@ done < "$obj.requested"
 [ "$dropped" -eq 0 ] || die "$dropped requested option(s) missing from the final .config (Kconfig dropped them: fix their dependencies in kernel/config/)"
 
 say "building bzImage with $jobs jobs (log: $obj.log)"
-if ! make -C "$src" O="$obj" -j"$jobs" bzImage > "$obj.log" 2>&1; then
+[ ${#make_cc[@]} -eq 0 ] || ccache -z >/dev/null
+if ! make -C "$src" O="$obj" "${make_cc[@]}" -j"$jobs" bzImage > "$obj.log" 2>&1; then
 	tail -30 "$obj.log" >&2
 	die "build failed; full log in $obj.log"
 fi
@@ -134,3 +152,4 @@ cp "$obj/.config" "$cached.tmp/config"
 rm -rf "$cached" && mv "$cached.tmp" "$cached"
 install_result
 say "built in $(( $(date +%s) - t0 )) s (cache $key)"
+[ ${#make_cc[@]} -eq 0 ] || say "ccache: $(ccache -s | grep -E '^(Hits|Misses):' | tr -s ' ' | paste -sd ' ')"

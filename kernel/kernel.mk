@@ -4,18 +4,9 @@
 # $(KERNEL_BZIMAGE) untouched when nothing changed.
 
 KERNEL_BZIMAGE := $(BUILD)/kernel/bzImage
-# The second configuration: SELinux stacked with tunguard, to show both
-# keep per-device state in the shared TUN blob (booted by make test).
-KERNEL_SELINUX_BZIMAGE := $(BUILD)/kernel-selinux/bzImage
-KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config))
 
-.PHONY: kernel kernel-selinux
+.PHONY: kernel
 kernel: $(KERNEL_BZIMAGE)
-kernel-selinux: $(KERNEL_SELINUX_BZIMAGE)
 
 $(KERNEL_BZIMAGE): FORCE
 	@kernel/build.sh $@
-
-$(KERNEL_SELINUX_BZIMAGE): FORCE
-	@KERNEL_CONFIGS="$(KERNEL_FRAGMENTS) kernel/config/selinux.extra" \
-		KERNEL_OBJ_DIR=$(BUILD)/kernel/obj-selinux kernel/build.sh $@

@@ -14,7 +14,7 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
 [ -d harness/probes ] && tests+=(kvm_probes_report_wrong_expectations)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
-[ -n "${KERNEL_SELINUX:-}" ] && tests+=(selinux_stacks_with_tunguard)
+tests+=(selinux_stacks_with_tunguard)
 passed=0 failed=0 n=0
 
 run() { # run EXPECTED_STATUS ARGS...: the runner's status must match
@@ -172,8 +172,9 @@ two_l1s_share_the_plan() {
 
 selinux_stacks_with_tunguard() {
 	# SELinux (no policy loaded) and tunguard both active, both keeping TUN
-	# state in the shared blob; tgcheck and the TUN paths still pass
-	run 0 --kernel "$KERNEL_SELINUX" --ktap tgcheck host-scenarios/tunguard/persist.scn \
+	# state in the shared blob; tgcheck and the TUN paths still pass. The
+	# same kernel as every other test: SELinux is built in, started by lsm=
+	run 0 --append lsm=capability,tunguard,selinux --ktap tgcheck host-scenarios/tunguard/persist.scn \
 		host-scenarios/persist host-scenarios/multiqueue || return 1
 	jq -e '(.run.lsm | test("tunguard")) and (.run.lsm | test("selinux"))' \
 		"$results/latest/report.json" >/dev/null ||
