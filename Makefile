@@ -18,10 +18,11 @@ include kernel/kernel.mk
 include guest-image/image.mk
 
 # --- prerequisites ----------------------------------------------------------
-# jq and xmllint let the tests check report.json and junit.xml
+# jq and xmllint let the tests check report.json and junit.xml; secilc
+# compiles the SELinux policy (guest-image/selinux/)
 DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 	expect libvirt-dev gcc make libc6-dev bc bison flex libelf-dev \
-	libssl-dev cpio xz-utils git perl jq libxml2-utils ccache
+	libssl-dev cpio xz-utils git perl jq libxml2-utils ccache secilc
 
 .PHONY: deps
 deps:

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The L1 initramfs: busybox, iproute2's ip, qemu-system-x86_64 with its
 # library closure and the firmware it loads, the lab kernel and the L2
-# initramfs for the nested guests, the harness's L1 programs, and the init.
-# usage: guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
+# initramfs for the nested guests, the harness's L1 programs, the SELinux
+# policy, and the init.
+# usage: TUNLAB_SELINUX_POLICY=POLICY guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -27,5 +28,8 @@ mkdir -p "$root/usr/lib/tunlab/ktap"
 for prog in "$bindir"/l1/ktap/*; do
 	[ -e "$prog" ] && install -m 0755 "$prog" "$root/usr/lib/tunlab/ktap/"
 done
+# the SELinux policy init loads when the lane's lsm= starts SELinux
+copy_file "${TUNLAB_SELINUX_POLICY:?the binary SELinux policy (guest-image/selinux/policy.mk sets it)}" \
+	/etc/selinux/tunlab/policy.33
 install -m 0755 "$here/l1/init" "$root/init"
 pack_cpio "$out"

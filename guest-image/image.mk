@@ -21,3 +21,5 @@ $(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) \
 
 .PHONY: images
 images: $(IMAGE_L1)
+
+include guest-image/selinux/policy.mk
