@@ -3,7 +3,8 @@
 # library closure and the firmware it loads, the lab kernel and the L2
 # initramfs for the nested guests, the harness's L1 programs, the SELinux
 # policy, and the init.
-# usage: TUNLAB_SELINUX_POLICY=POLICY guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
+# usage: guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
+# env:   TUNLAB_SELINUX_POLICY (default build/selinux/policy.33)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -29,7 +30,6 @@ for prog in "$bindir"/l1/ktap/*; do
 	[ -e "$prog" ] && install -m 0755 "$prog" "$root/usr/lib/tunlab/ktap/"
 done
 # the SELinux policy init loads when the lane's lsm= starts SELinux
-copy_file "${TUNLAB_SELINUX_POLICY:?the binary SELinux policy (guest-image/selinux/policy.mk sets it)}" \
-	/etc/selinux/tunlab/policy.33
+copy_file "${TUNLAB_SELINUX_POLICY:-$here/../build/selinux/policy.33}" /etc/selinux/tunlab/policy.33
 install -m 0755 "$here/l1/init" "$root/init"
 pack_cpio "$out"
