@@ -19,10 +19,13 @@ include guest-image/image.mk
 
 # --- prerequisites ----------------------------------------------------------
 # jq and xmllint let the tests check report.json and junit.xml; secilc
-# compiles the SELinux policy (guest-image/selinux/)
+# compiles the SELinux policy (guest-image/selinux/); Bochs (with its
+# text display and BIOS), isolinux and xorriso run the VMX lane from a
+# boot CD (guest-image/vmx/)
 DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 	expect libvirt-dev gcc make libc6-dev bc bison flex libelf-dev \
-	libssl-dev cpio xz-utils git perl jq libxml2-utils ccache secilc
+	libssl-dev cpio xz-utils git perl jq libxml2-utils ccache secilc \
+	bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso
 
 .PHONY: deps
 deps:

@@ -23,3 +23,4 @@ $(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) \
 images: $(IMAGE_L1)
 
 include guest-image/selinux/policy.mk
+include guest-image/vmx/vmx.mk
