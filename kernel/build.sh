@@ -27,10 +27,10 @@ shopt -s nullglob
 patches=("${KERNEL_PATCH_DIR:-$here/patches}"/*.patch)
 shopt -u nullglob
 
-# Every compile goes through ccache: re-applying the series gives every file
-# it touches a new mtime, and then make recompiles nearly everything that
-# includes them (include/linux/security.h among them); ccache answers those
-# from its store, so a one-line change costs the files it really changes.
+# Every compile goes through ccache: a fresh tree (a new machine, a new
+# source package, a series moved back and forth between versions) makes
+# make recompile whatever it finds newer, and ccache answers every file
+# whose preprocessed text it has seen, so only real changes cost a compile.
 # The store lives beside the bzImage cache so a CI clone elsewhere reuses it
 # (CCACHE_BASEDIR makes its paths relative to the tree).
 ccache_dir=${KERNEL_CCACHE:-$cache/ccache}
@@ -104,17 +104,43 @@ if [ ! -d "$src/.git" ] || [ "$(cat "$src/.tunlab-source" 2>/dev/null)" != "$src
 	git -C "$src" tag -f pristine >/dev/null
 fi
 
-git -C "$src" am --abort >/dev/null 2>&1 || true
-git -C "$src" reset -q --hard pristine
-git -C "$src" clean -qfdx -e .tunlab-source
-for p in "${patches[@]}"; do
-	if ! out_am=$(git -C "$src" am -q --whitespace=nowarn "$p" 2>&1); then
-		git -C "$src" am --abort >/dev/null 2>&1 || true
-		echo "$out_am" | sed 's/^/    /' >&2
-		die "patch $(basename "$p") does not apply (the failing hunk is shown above)"
-	fi
-	say "applied $(basename "$p")"
-done
+# Bring the tree to pristine + the series while rewriting only the files
+# whose content changes. Resetting to pristine and re-applying with `git am`
+# gave every file the series touches (include/linux/security.h among them)
+# a new mtime, so make recompiled most of the kernel after a one-line edit.
+# Instead each patch is applied, as `git am` would, to a scratch index and
+# committed from its mail; one checkout then moves the tree to the result,
+# and git leaves every file that is already right alone, mtime and all.
+apply_series() {
+	local index=$src/.git/tunlab-series.index mail head=pristine p out_apply
+	mail=$(mktemp -d)
+	rm -f "$index"
+	GIT_INDEX_FILE=$index git -C "$src" read-tree pristine
+	for p in "${patches[@]}"; do
+		if ! out_apply=$(GIT_INDEX_FILE=$index git -C "$src" apply --cached --whitespace=nowarn "$p" 2>&1); then
+			rm -rf "$mail" "$index"
+			echo "$out_apply" | sed 's/^/    /' >&2
+			die "patch $(basename "$p") does not apply (the failing hunk is shown above)"
+		fi
+		git -C "$src" mailinfo "$mail/msg" "$mail/diff" < "$p" > "$mail/info"
+		{ sed -n 's/^Subject: //p' "$mail/info"; echo; cat "$mail/msg"; } > "$mail/message"
+		head=$(GIT_INDEX_FILE=$index \
+			GIT_AUTHOR_NAME=$(sed -n 's/^Author: //p' "$mail/info") \
+			GIT_AUTHOR_EMAIL=$(sed -n 's/^Email: //p' "$mail/info") \
+			GIT_AUTHOR_DATE=$(sed -n 's/^Date: //p' "$mail/info") \
+			git -C "$src" commit-tree "$(GIT_INDEX_FILE=$index git -C "$src" write-tree)" \
+			-p "$head" -F "$mail/message")
+		say "applied $(basename "$p")"
+	done
+	rm -rf "$mail" "$index"
+	git -C "$src" am --abort >/dev/null 2>&1 || true
+	# a file whose stat changed but whose content did not must count as
+	# up to date, or the reset below would rewrite it
+	git -C "$src" update-index -q --refresh >/dev/null || true
+	git -C "$src" reset -q --hard "$head"
+	git -C "$src" clean -qfdx -e .tunlab-source
+}
+apply_series
 
 # Configure: allnoconfig with the fragments forced, then check each request.
 mkdir -p "$obj"
@@ -152,4 +178,4 @@ cp "$obj/.config" "$cached.tmp/config"
 rm -rf "$cached" && mv "$cached.tmp" "$cached"
 install_result
 say "built in $(( $(date +%s) - t0 )) s (cache $key)"
-[ ${#make_cc[@]} -eq 0 ] || say "ccache: $(ccache -s | grep -E '^(Hits|Misses):' | tr -s ' ' | paste -sd ' ')"
+[ ${#make_cc[@]} -eq 0 ] || say "ccache: $(ccache -s | grep -E "^ *(Hits|Misses):" | tr -s ' ' | paste -sd ' ')"
