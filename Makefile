@@ -60,6 +60,7 @@ check: $(HARNESS_RUNNER)
 .PHONY: test lab-test
 test: deps
 	@$(MAKE) --no-print-directory unit-test
+	@guest-image/selinux/test-policy.sh
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory lab-test
 
