@@ -26,6 +26,8 @@ DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 	expect libvirt-dev gcc make libc6-dev bc bison flex libelf-dev \
 	libssl-dev cpio xz-utils git perl jq libxml2-utils ccache secilc \
 	bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso
+# make bench's naive stack: mkinitramfs builds its initramfs images
+DEPS_PACKAGES += initramfs-tools
 
 .PHONY: deps
 deps:
