@@ -1,55 +1,68 @@
-# harness/: the L0 runner (tunlab), the L1 executor (tunlab-exec, static:
-# L1 has no libc of its own to offer it), and their unit tests.
+# harness/: C sources by where they run (harness/README.md has the map).
+#   common/       linked into everything below
+#   runner/       L0: the runner (tunlab), report/ inside it
+#   executor/     L1: the executor (tunlab-exec, static: L1 has no libc
+#                 of its own to offer it)
+#   l1-programs/  L1: the KTAP programs (static), lib/ shared by them
+#   tests/        the unit tests (L0) and the lab tests
 
 HARNESS_DIR := $(BUILD)/harness
 HARNESS_CC ?= gcc
-HARNESS_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -MMD -MP
+HARNESS_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -MMD -MP -Iharness
 
-HARNESS_SHARED := util.c scenario.c proto.c
-HARNESS_RUNNER_SRCS := $(HARNESS_SHARED) accel.c console.c qemu.c result.c \
-	report.c report_xml.c bundle.c suite.c lab.c runner.c
-HARNESS_EXEC_SRCS := $(HARNESS_SHARED) accel.c actions.c l2.c exec.c
-HARNESS_UNIT_SRCS := $(filter-out runner.c,$(HARNESS_RUNNER_SRCS)) \
-	tests/check.c tests/unit_scenario.c tests/unit_runner.c tests/unit_main.c
+HARNESS_COMMON_SRCS := $(wildcard harness/common/*.c)
+HARNESS_RUNNER_SRCS := $(wildcard harness/runner/*.c harness/runner/report/*.c)
+HARNESS_EXEC_SRCS := $(wildcard harness/executor/*.c)
+HARNESS_L1LIB_SRCS := $(wildcard harness/l1-programs/lib/*.c)
+HARNESS_UNIT_SRCS := $(filter-out harness/runner/main.c,$(HARNESS_RUNNER_SRCS)) \
+	$(HARNESS_L1LIB_SRCS) $(wildcard harness/tests/*.c)
 
-# KTAP programs run inside L1 (one per folder, all its .c files linked)
-HARNESS_KTAP_NAMES := $(notdir $(patsubst %/,%,$(dir $(wildcard harness/tgcheck/*.c harness/probes/*.c))))
-HARNESS_KTAP_BIN = $(HARNESS_DIR)/l1/ktap/$(if $(filter probes,$(1)),kvm-probes,$(1))
-HARNESS_KTAP := $(foreach d,$(sort $(HARNESS_KTAP_NAMES)),$(call HARNESS_KTAP_BIN,$(d)))
+# KTAP programs run inside L1: one per folder of l1-programs/ but lib/,
+# named after its folder, all its .c files linked
+HARNESS_KTAP_NAMES := $(filter-out lib,$(notdir $(patsubst %/,%,$(dir $(wildcard harness/l1-programs/*/*.c)))))
+HARNESS_KTAP := $(foreach d,$(sort $(HARNESS_KTAP_NAMES)),$(HARNESS_DIR)/l1/ktap/$(d))
 
 HARNESS_RUNNER := $(HARNESS_DIR)/tunlab
 HARNESS_EXEC := $(HARNESS_DIR)/l1/tunlab-exec
 HARNESS_UNIT := $(HARNESS_DIR)/unit-tests
 HARNESS_L1_BINS := $(HARNESS_EXEC) $(HARNESS_KTAP)
 
-harness_objs = $(addprefix $(HARNESS_DIR)/$(1)/,$(2:.c=.o))
+# objects of harness/X.c: dyn/X.o for L0 programs, static/X.o for L1 ones
+harness_objs = $(patsubst harness/%.c,$(HARNESS_DIR)/$(1)/%.o,$(2))
 
 $(HARNESS_DIR)/dyn/%.o: harness/%.c
 	@mkdir -p $(dir $@)
-	$(HARNESS_CC) $(HARNESS_CFLAGS) -Iharness -c $< -o $@
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -c $< -o $@
 
 $(HARNESS_DIR)/static/%.o: harness/%.c
 	@mkdir -p $(dir $@)
-	$(HARNESS_CC) $(HARNESS_CFLAGS) -Iharness -c $< -o $@
+	$(HARNESS_CC) $(HARNESS_CFLAGS) -c $< -o $@
 
-$(HARNESS_RUNNER): $(call harness_objs,dyn,$(HARNESS_RUNNER_SRCS))
+# common/ as an archive: each program takes only the objects it uses
+$(foreach k,dyn static,$(eval $(HARNESS_DIR)/$(k)/libcommon.a: $(call harness_objs,$(k),$(HARNESS_COMMON_SRCS))))
+$(HARNESS_DIR)/%/libcommon.a:
+	@rm -f $@
+	ar rcs $@ $^
+
+$(HARNESS_RUNNER): $(call harness_objs,dyn,$(HARNESS_RUNNER_SRCS)) $(HARNESS_DIR)/dyn/libcommon.a
 	$(HARNESS_CC) -pthread -o $@ $^
 
-$(HARNESS_EXEC): $(call harness_objs,static,$(HARNESS_EXEC_SRCS))
+$(HARNESS_EXEC): $(call harness_objs,static,$(HARNESS_EXEC_SRCS)) $(HARNESS_DIR)/static/libcommon.a
 	@mkdir -p $(dir $@)
 	$(HARNESS_CC) -static -o $@ $^
 
 define HARNESS_KTAP_RULE
-$(call HARNESS_KTAP_BIN,$(1)): $(wildcard harness/$(1)/*.c harness/$(1)/*.h)
+$(HARNESS_DIR)/l1/ktap/$(1): $(call harness_objs,static,$(wildcard harness/l1-programs/$(1)/*.c) $(HARNESS_L1LIB_SRCS)) \
+		$(HARNESS_DIR)/static/libcommon.a
 	@mkdir -p $$(dir $$@)
-	$$(HARNESS_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $$@ $(wildcard harness/$(1)/*.c)
+	$$(HARNESS_CC) -static -o $$@ $$^
 endef
 $(foreach d,$(sort $(HARNESS_KTAP_NAMES)),$(eval $(call HARNESS_KTAP_RULE,$(d))))
 
-$(HARNESS_UNIT): $(call harness_objs,dyn,$(HARNESS_UNIT_SRCS))
+$(HARNESS_UNIT): $(call harness_objs,dyn,$(HARNESS_UNIT_SRCS)) $(HARNESS_DIR)/dyn/libcommon.a
 	$(HARNESS_CC) -pthread -o $@ $^
 
--include $(wildcard $(HARNESS_DIR)/*/*.d $(HARNESS_DIR)/*/tests/*.d)
+-include $(shell find $(HARNESS_DIR) -name '*.d' 2>/dev/null)
 
 .PHONY: harness unit-test
 harness: $(HARNESS_RUNNER) $(HARNESS_EXEC) $(HARNESS_KTAP)

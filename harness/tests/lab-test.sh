@@ -12,7 +12,7 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	check_accepts_the_suite bad_scenario_stops_before_boot default_suite_passes
 	must_fail_scenario_fails_naming_its_step hung_l1_is_killed_at_its_timeout
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
-[ -d harness/probes ] && tests+=(kvm_probes_report_wrong_expectations)
+[ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 tests+=(selinux_stacks_with_tunguard)
 passed=0 failed=0 n=0

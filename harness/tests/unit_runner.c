@@ -5,13 +5,14 @@
  * exit-code mapping and report writing.
  */
 #include "check.h"
-#include "../accel.h"
-#include "../bundle.h"
-#include "../console.h"
-#include "../proto.h"
-#include "../qemu.h"
-#include "../result.h"
-#include "../util.h"
+#include "common/cpuinfo.h"
+#include "runner/accel.h"
+#include "runner/bundle.h"
+#include "runner/console.h"
+#include "common/proto.h"
+#include "runner/qemu.h"
+#include "runner/report/result.h"
+#include "common/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scenario parser: what valid files mean, and where each bad one breaks. */
 #include "check.h"
-#include "../scenario.h"
-#include "../util.h"
+#include "common/scenario.h"
+#include "common/util.h"
 
 #include <dirent.h>
 #include <errno.h>

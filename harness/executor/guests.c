@@ -6,9 +6,9 @@
  * "ping ADDR COUNT" and replies with its output and "rc N", and powers off
  * on "poweroff". The guest's console goes to a file, forwarded to L0.
  */
-#include "exec.h"
-#include "proto.h"
-#include "util.h"
+#include "executor.h"
+#include "common/proto.h"
+#include "common/util.h"
 
 #include <dirent.h>
 #include <errno.h>

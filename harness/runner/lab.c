@@ -2,9 +2,9 @@
 #include "lab.h"
 #include "bundle.h"
 #include "console.h"
-#include "proto.h"
 #include "qemu.h"
-#include "util.h"
+#include "common/proto.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

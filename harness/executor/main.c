@@ -6,10 +6,10 @@
  * over the results port. Whatever a scenario created is removed when it
  * ends, on every path.
  */
-#include "accel.h"
-#include "exec.h"
-#include "proto.h"
-#include "util.h"
+#include "executor.h"
+#include "common/cpuinfo.h"
+#include "common/proto.h"
+#include "common/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "accel.h"
-#include "result.h"
-#include "suite.h"
+#include "runner/report/result.h"
+#include "plan.h"
 
 struct lab_opts {
 	const char *qemu;

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "scenario.h"
-#include "util.h"
+#include "common/scenario.h"
+#include "common/util.h"
 
 #define EXEC_MAX_VMS 8
 #define IP_PATH "/sbin/ip"

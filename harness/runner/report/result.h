@@ -8,8 +8,8 @@
 #ifndef TUNLAB_RESULT_H
 #define TUNLAB_RESULT_H
 
-#include "scenario.h"
-#include "util.h"
+#include "common/scenario.h"
+#include "common/util.h"
 
 enum tl_result {
 	TL_NOTRUN,	/* never started: an earlier failure stopped it */

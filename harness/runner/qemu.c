@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "qemu.h"
-#include "util.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>

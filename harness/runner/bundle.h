@@ -7,7 +7,7 @@
 #ifndef TUNLAB_BUNDLE_H
 #define TUNLAB_BUNDLE_H
 
-#include "util.h"
+#include "common/util.h"
 
 #define BUNDLE_DIR "tunlab"
 #define BUNDLE_PLAN "tunlab/plan"

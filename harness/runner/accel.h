@@ -7,7 +7,6 @@
 #ifndef TUNLAB_ACCEL_H
 #define TUNLAB_ACCEL_H
 
-#include <stdbool.h>
 
 enum accel {
 	ACCEL_TCG,
@@ -30,9 +29,5 @@ typedef int (*accel_smoke_fn)(void *ctx);
 int accel_choose(const char *override, const char *cpuinfo,
 		 accel_smoke_fn smoke, void *ctx, struct accel_choice *out);
 const char *accel_name(enum accel a);
-/* @flag is a whole word of the first "flags" line of @cpuinfo (may be NULL). */
-bool cpuinfo_has_flag(const char *cpuinfo, const char *flag);
-/* "vmx", "svm" or NULL: the virtualization flag in @cpuinfo. */
-const char *cpuinfo_virt_flag(const char *cpuinfo);
 
 #endif

@@ -6,10 +6,10 @@
  * see usage() and README.md.
  */
 #include "lab.h"
+#include "plan.h"
 #include "qemu.h"
-#include "result.h"
-#include "suite.h"
-#include "util.h"
+#include "common/util.h"
+#include "runner/report/result.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "suite.h"
-#include "util.h"
+#include "plan.h"
+#include "common/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #ifndef TUNLAB_SUITE_H
 #define TUNLAB_SUITE_H
 
-#include "scenario.h"
+#include "common/scenario.h"
 
 struct suite {
 	int nfiles;

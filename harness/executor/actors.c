@@ -11,8 +11,8 @@
  * a struct proc_cmd goes down, a struct outcome comes back; a descriptor
  * travels with either as SCM_RIGHTS.
  */
-#include "exec.h"
-#include "util.h"
+#include "executor.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "util.h"
+#include "common/util.h"
 
 #define CONSOLE_EXCERPT_LINES 40
 
