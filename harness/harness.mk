@@ -64,8 +64,13 @@ $(HARNESS_UNIT): $(call harness_objs,dyn,$(HARNESS_UNIT_SRCS)) $(HARNESS_DIR)/dy
 
 -include $(shell find $(HARNESS_DIR) -name '*.d' 2>/dev/null)
 
-.PHONY: harness unit-test
+.PHONY: harness unit-test check-layout
 harness: $(HARNESS_RUNNER) $(HARNESS_EXEC) $(HARNESS_KTAP)
 
-unit-test: $(HARNESS_UNIT)
+# includes go one way (harness/README.md)
+check-layout:
+	@harness/tests/check-layout.sh harness && echo "check-layout: every include goes the allowed way"
+
+unit-test: $(HARNESS_UNIT) check-layout
 	$(HARNESS_UNIT) harness/tests/data
+	@harness/tests/script-tests.sh

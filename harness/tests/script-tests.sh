@@ -1,0 +1,71 @@
+#!/bin/bash
+# Tests of the project's scripts that need no lab: each states what a user
+# would notice; the output is KTAP and ends with "N passed, N failed".
+# usage: harness/tests/script-tests.sh
+set -uo pipefail
+
+tmp=$(mktemp -d /tmp/tunlab-scripttest.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+tests=(layout_check_accepts_includes_that_go_one_way
+	layout_check_names_a_wrong_way_include
+	layout_check_needs_a_readme_per_folder)
+passed=0 failed=0 n=0
+
+# A tree of three folders: b and c may include a, a nothing.
+layout_tree() {
+	local t=$tmp/tree
+	rm -rf "$t"
+	mkdir -p "$t/a" "$t/b" "$t/c"
+	printf '# a\n\nMay include: nothing outside a/.\n' > "$t/a/README.md"
+	printf '# b\n\nMay include: `a/`.\n' > "$t/b/README.md"
+	printf '# c\n\nMay include: `a/`.\n' > "$t/c/README.md"
+	printf '#include "x.h"\n' > "$t/a/x.c"
+	: > "$t/a/x.h"
+	printf '#include <stdio.h>\n#include "y.h"\n#include "a/x.h"\n' > "$t/b/y.c"
+	: > "$t/b/y.h"
+	printf '#include "a/x.h"\n' > "$t/c/z.c"
+	echo "$t"
+}
+
+layout_check_accepts_includes_that_go_one_way() {
+	local t out
+	t=$(layout_tree)
+	out=$(harness/tests/check-layout.sh "$t" 2>&1) ||
+		{ echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+layout_check_names_a_wrong_way_include() {
+	local t out
+	t=$(layout_tree)
+	printf '#include "a/x.h"\n#include "b/y.h"\n' > "$t/c/z.c"
+	out=$(harness/tests/check-layout.sh "$t" 2>&1) &&
+		{ echo "    # c/z.c includes b/y.h, yet the check passed"; return 1; }
+	[[ $out == *"$t/c/z.c:2: #include \"b/y.h\" reaches b/, but c/ may include only: a"* ]] ||
+		{ echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+layout_check_needs_a_readme_per_folder() {
+	local t out
+	t=$(layout_tree)
+	mkdir -p "$t/d"
+	printf '#include "a/x.h"\n' > "$t/d/w.c"
+	out=$(harness/tests/check-layout.sh "$t" 2>&1) &&
+		{ echo "    # d/ has no README, yet the check passed"; return 1; }
+	[[ $out == *"$t/d/w.c: in no folder with a README.md"* ]] ||
+		{ echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	if "$t"; then
+		echo "ok $n $t"
+		passed=$((passed + 1))
+	else
+		echo "not ok $n $t"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
