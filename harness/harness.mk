@@ -38,9 +38,11 @@ $(HARNESS_DIR)/static/%.o: harness/%.c
 	@mkdir -p $(dir $@)
 	$(HARNESS_CC) $(HARNESS_CFLAGS) -c $< -o $@
 
-# common/ as an archive: each program takes only the objects it uses
+# common/ and l1-programs/lib/ as archives: each program takes only the
+# objects it uses
 $(foreach k,dyn static,$(eval $(HARNESS_DIR)/$(k)/libcommon.a: $(call harness_objs,$(k),$(HARNESS_COMMON_SRCS))))
-$(HARNESS_DIR)/%/libcommon.a:
+$(HARNESS_DIR)/static/libl1.a: $(call harness_objs,static,$(HARNESS_L1LIB_SRCS))
+$(HARNESS_DIR)/%.a:
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -52,8 +54,8 @@ $(HARNESS_EXEC): $(call harness_objs,static,$(HARNESS_EXEC_SRCS)) $(HARNESS_DIR)
 	$(HARNESS_CC) -static -o $@ $^
 
 define HARNESS_KTAP_RULE
-$(HARNESS_DIR)/l1/ktap/$(1): $(call harness_objs,static,$(wildcard harness/l1-programs/$(1)/*.c) $(HARNESS_L1LIB_SRCS)) \
-		$(HARNESS_DIR)/static/libcommon.a
+$(HARNESS_DIR)/l1/ktap/$(1): $(call harness_objs,static,$(wildcard harness/l1-programs/$(1)/*.c)) \
+		$(HARNESS_DIR)/static/libl1.a $(HARNESS_DIR)/static/libcommon.a
 	@mkdir -p $$(dir $$@)
 	$$(HARNESS_CC) -static -o $$@ $$^
 endef

@@ -93,19 +93,37 @@ void sbuf_puts(struct sbuf *sb, const char *s)
 	sbuf_add(sb, s, strlen(s));
 }
 
+void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	sbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, again);
+	va_end(again);
+	sb->len += (size_t)n;
+}
+
 void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	sbuf_vprintf(sb, fmt, ap);
 	va_end(ap);
-	sbuf_grow(sb, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb->len += (size_t)n;
+}
+
+void sbuf_prefix_lines(struct sbuf *sb, const char *prefix, const char *text)
+{
+	for (const char *s = text; s && *s; ) {
+		size_t len = strcspn(s, "\n");
+
+		sbuf_printf(sb, "%s%.*s\n", prefix, (int)len, s);
+		s += len;
+		s += *s == '\n';
+	}
 }
 
 void sbuf_free(struct sbuf *sb)

@@ -30,6 +30,10 @@ void sbuf_add(struct sbuf *sb, const char *s, size_t n);
 void sbuf_puts(struct sbuf *sb, const char *s);
 void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Every line of @text behind @prefix, so a message never breaks a table. */
+void sbuf_prefix_lines(struct sbuf *sb, const char *prefix, const char *text);
 void sbuf_free(struct sbuf *sb);
 
 /* A NULL-terminated argv grown one word at a time; free with argv_free(). */

@@ -259,7 +259,7 @@ static void print_step(const struct scenario *sc, int step, const struct step_re
 	sbuf_printf(&sb, "  %-5s %7.2fs  %d. %s\n", tl_result_name(st->result), st->ms / 1000.0,
 		    step + 1, sc->steps[step].text);
 	if (st->msg && *st->msg)
-		comment_lines(&sb, "                  # ", st->msg);
+		sbuf_prefix_lines(&sb, "                  # ", st->msg);
 	say("%s", sb.buf);
 	sbuf_free(&sb);
 }

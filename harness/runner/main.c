@@ -9,7 +9,7 @@
 #include "plan.h"
 #include "qemu.h"
 #include "common/util.h"
-#include "runner/report/result.h"
+#include "runner/report/report.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -143,8 +143,7 @@ static void write_reports(const struct run_result *r, void *ctx)
 {
 	const char *dir = ctx;
 
-	if (report_write_summary(r, dir) < 0 || report_write_ktap(r, dir) < 0 ||
-	    report_write_junit(r, dir) < 0 || report_write_json(r, dir) < 0)
+	if (report_write_all(r, dir) < 0)
 		fprintf(stderr, "tunlab: cannot write the report in %s: %s\n", dir,
 			strerror(errno));
 }

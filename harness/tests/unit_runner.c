@@ -11,7 +11,7 @@
 #include "runner/console.h"
 #include "common/proto.h"
 #include "runner/qemu.h"
-#include "runner/report/result.h"
+#include "runner/report/report.h"
 #include "common/util.h"
 
 #include <stdio.h>
@@ -356,8 +356,7 @@ void test_reports_name_the_failing_step(void)
 	scenario_result_settle(&r.s[0]);
 	CHECK_INT(r.s[0].result, TL_FAIL);
 	CHECK(mkdtemp(dir) != NULL);
-	CHECK_INT(report_write_summary(&r, dir), 0);
-	CHECK_INT(report_write_ktap(&r, dir), 0);
+	CHECK_INT(report_write_all(&r, dir), 0);
 
 	path = xasprintf("%s/summary.txt", dir);
 	text = read_file(path, NULL);
@@ -382,7 +381,12 @@ void test_reports_name_the_failing_step(void)
 	free(text);
 	unlink(path);
 	free(path);
-	rmdir(dir);
+	for (const char *const *f = (const char *const[]){ "junit.xml", "report.json", NULL }; *f; f++) {
+		path = xasprintf("%s/%s", dir, *f);
+		CHECK_INT(unlink(path), 0);
+		free(path);
+	}
+	CHECK_INT(rmdir(dir), 0);
 	run_free(&r);
 }
 

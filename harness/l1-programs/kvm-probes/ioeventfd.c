@@ -92,7 +92,7 @@ struct ioev_seen {
 };
 
 struct ioev_ctx {
-	struct ktap *t;
+	struct ktest *t;
 	struct vm vm;
 	int efd;
 	bool wrong;
@@ -119,7 +119,7 @@ static bool ioev_write(struct ioev_ctx *c, bool mmio, unsigned int size, uint64_
 		enum vm_run_result r = vm_run(&c->vm, VM_WAIT_MS);
 
 		if (r != VM_RUN_EXIT) {
-			ktap_diag(c->t, "guest did not reach its sync OUT: %s",
+			ktest_diag(c->t, "guest did not reach its sync OUT: %s",
 				  r == VM_RUN_TIMEOUT ? "timed out" : c->vm.err);
 			return false;
 		}
@@ -146,7 +146,7 @@ static bool ioev_write(struct ioev_ctx *c, bool mmio, unsigned int size, uint64_
 		}
 		break;
 	}
-	ktap_diag(c->t, "unexpected exit: %s", vm_exit_str(&c->vm));
+	ktest_diag(c->t, "unexpected exit: %s", vm_exit_str(&c->vm));
 	return false;
 }
 
@@ -201,8 +201,8 @@ static const char *ioev_kind(bool mmio)
 /* The write must have been consumed in the kernel and signalled once. */
 static void ioev_expect_signal(struct ioev_ctx *c, const struct ioev_seen *s, const char *what)
 {
-	if (!ktap_check(c->t, !s->exited && s->signals == 1, "%s", what))
-		ktap_diag(c->t, "expected eventfd count 1 and no exit, seen count %" PRIu64
+	if (!ktest_check(c->t, !s->exited && s->signals == 1, "%s", what))
+		ktest_diag(c->t, "expected eventfd count 1 and no exit, seen count %" PRIu64
 			  "%s", s->signals, s->exited ? " and an exit to user space" : "");
 }
 
@@ -214,17 +214,17 @@ static void ioev_expect_exit(struct ioev_ctx *c, const struct ioev_seen *s, bool
 	bool ok = s->exited && s->mmio == mmio && s->addr == addr && s->size == size &&
 		  s->data == (value & mask) && s->signals == 0;
 
-	if (ktap_check(c->t, ok, "%s", what))
+	if (ktest_check(c->t, ok, "%s", what))
 		return;
-	ktap_diag(c->t, "expected %s to %#" PRIx64 " size %u data %#" PRIx64
+	ktest_diag(c->t, "expected %s to %#" PRIx64 " size %u data %#" PRIx64
 		  " and eventfd count 0", mmio ? "KVM_EXIT_MMIO" : "KVM_EXIT_IO", addr, size,
 		  value & mask);
 	if (s->exited)
-		ktap_diag(c->t, "seen %s to %#" PRIx64 " size %u data %#" PRIx64
+		ktest_diag(c->t, "seen %s to %#" PRIx64 " size %u data %#" PRIx64
 			  ", eventfd count %" PRIu64, s->mmio ? "KVM_EXIT_MMIO" : "KVM_EXIT_IO",
 			  s->addr, s->size, s->data, s->signals);
 	else
-		ktap_diag(c->t, "seen no exit, eventfd count %" PRIu64, s->signals);
+		ktest_diag(c->t, "seen no exit, eventfd count %" PRIu64, s->signals);
 }
 
 /* assign -> matching write -> other write -> deassign -> matching write */
@@ -245,8 +245,8 @@ static void ioev_run_case(struct ioev_ctx *c, const struct ioev_case *k, uint64_
 			 k->len ? " no datamatch" : " (any length)");
 
 	err = ioev_ioctl(c, k->mmio, k->len, addr, k->datamatch ? &k->match : NULL, 0);
-	if (!ktap_check(c->t, !err, "%s: KVM_IOEVENTFD assigns", name)) {
-		ktap_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "%s: KVM_IOEVENTFD assigns", name)) {
+		ktest_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
 		return;
 	}
 	if (!ioev_write(c, k->mmio, size, addr, value, 1, &s))
@@ -270,8 +270,8 @@ static void ioev_run_case(struct ioev_ctx *c, const struct ioev_case *k, uint64_
 		ioev_expect_signal(c, &s, "  ... a write of another width signals it too");
 	err = ioev_ioctl(c, k->mmio, k->len, addr, k->datamatch ? &k->match : NULL,
 			 KVM_IOEVENTFD_FLAG_DEASSIGN);
-	if (!ktap_check(c->t, !err, "  ... KVM_IOEVENTFD_FLAG_DEASSIGN removes it")) {
-		ktap_diag(c->t, "ioctl(KVM_IOEVENTFD, deassign): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "  ... KVM_IOEVENTFD_FLAG_DEASSIGN removes it")) {
+		ktest_diag(c->t, "ioctl(KVM_IOEVENTFD, deassign): %s", strerror(err));
 		return;
 	}
 	if (!ioev_write(c, k->mmio, size, addr, value, 1, &s))
@@ -280,7 +280,7 @@ static void ioev_run_case(struct ioev_ctx *c, const struct ioev_case *k, uint64_
 			 "  ... after deassign the matching write exits again");
 	return;
 broken:
-	ktap_broken(c->t, "%s: the guest stopped following its mailbox", name);
+	ktest_broken(c->t, "%s: the guest stopped following its mailbox", name);
 }
 
 /* The errors kvm_assign_ioeventfd() and its collision check return in 6.1. */
@@ -291,33 +291,33 @@ static void ioev_errors(struct ioev_ctx *c)
 	int err;
 
 	err = ioev_ioctl(c, false, 2, port, &a, 0);
-	if (!ktap_check(c->t, !err, "errors: PIO len 2 datamatch %#" PRIx64 " assigns", a)) {
-		ktap_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "errors: PIO len 2 datamatch %#" PRIx64 " assigns", a)) {
+		ktest_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
 		return;
 	}
-	ktap_expect_errno(c->t, ioev_ioctl(c, false, 2, port, &a, 0), EEXIST,
+	ktest_expect_errno(c->t, ioev_ioctl(c, false, 2, port, &a, 0), EEXIST,
 			  "errors: the same registration again");
-	ktap_expect_errno(c->t, ioev_ioctl(c, false, 2, port, NULL, 0), EEXIST,
+	ktest_expect_errno(c->t, ioev_ioctl(c, false, 2, port, NULL, 0), EEXIST,
 			  "errors: a wildcard overlapping a datamatch");
-	ktap_expect_errno(c->t, ioev_ioctl(c, false, 0, port, NULL, 0), EEXIST,
+	ktest_expect_errno(c->t, ioev_ioctl(c, false, 0, port, NULL, 0), EEXIST,
 			  "errors: any-length overlapping a datamatch");
 	err = ioev_ioctl(c, false, 2, port, &b, 0);
-	if (!ktap_check(c->t, !err, "errors: another datamatch at the same port assigns"))
-		ktap_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "errors: another datamatch at the same port assigns"))
+		ktest_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
 	ioev_ioctl(c, false, 2, port, &b, KVM_IOEVENTFD_FLAG_DEASSIGN);
 	ioev_ioctl(c, false, 2, port, &a, KVM_IOEVENTFD_FLAG_DEASSIGN);
 
-	ktap_expect_errno(c->t, ioev_ioctl(c, true, 4, mmio, NULL, 1u << 8), EINVAL,
+	ktest_expect_errno(c->t, ioev_ioctl(c, true, 4, mmio, NULL, 1u << 8), EINVAL,
 			  "errors: an unknown flag");
-	ktap_expect_errno(c->t, ioev_ioctl(c, true, 3, mmio, NULL, 0), EINVAL,
+	ktest_expect_errno(c->t, ioev_ioctl(c, true, 3, mmio, NULL, 0), EINVAL,
 			  "errors: len 3");
-	ktap_expect_errno(c->t, ioev_ioctl(c, true, 16, mmio, NULL, 0), EINVAL,
+	ktest_expect_errno(c->t, ioev_ioctl(c, true, 16, mmio, NULL, 0), EINVAL,
 			  "errors: len 16");
-	ktap_expect_errno(c->t, ioev_ioctl(c, true, 0, mmio, &a, 0), EINVAL,
+	ktest_expect_errno(c->t, ioev_ioctl(c, true, 0, mmio, &a, 0), EINVAL,
 			  "errors: datamatch with len 0");
-	ktap_expect_errno(c->t, ioev_ioctl(c, true, 8, ~0ull - 3, NULL, 0), EINVAL,
+	ktest_expect_errno(c->t, ioev_ioctl(c, true, 8, ~0ull - 3, NULL, 0), EINVAL,
 			  "errors: address range wraps around");
-	ktap_expect_errno(c->t, ioev_ioctl(c, true, 4, mmio, NULL, KVM_IOEVENTFD_FLAG_DEASSIGN),
+	ktest_expect_errno(c->t, ioev_ioctl(c, true, 4, mmio, NULL, KVM_IOEVENTFD_FLAG_DEASSIGN),
 			  ENOENT, "errors: deassign of nothing registered");
 }
 
@@ -329,44 +329,44 @@ static void ioev_bench(struct ioev_ctx *c, const struct probe_opts *o)
 	int err;
 
 	err = ioev_ioctl(c, false, 1, port, &data, 0);
-	if (!ktap_check(c->t, !err, "PIO datamatch: %d writes in a row assign", IOEV_BENCH_WRITES)) {
-		ktap_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "PIO datamatch: %d writes in a row assign", IOEV_BENCH_WRITES)) {
+		ktest_diag(c->t, "ioctl(KVM_IOEVENTFD): %s", strerror(err));
 		return;
 	}
-	t0 = probe_now_ms();
+	t0 = now_ms();
 	if (!ioev_write(c, false, 1, port, data, IOEV_BENCH_WRITES, &s)) {
-		ktap_broken(c->t, "the guest stopped following its mailbox");
+		ktest_broken(c->t, "the guest stopped following its mailbox");
 		return;
 	}
-	ms = probe_now_ms() - t0;
-	if (!ktap_check(c->t, !s.exited && s.signals == IOEV_BENCH_WRITES,
+	ms = now_ms() - t0;
+	if (!ktest_check(c->t, !s.exited && s.signals == IOEV_BENCH_WRITES,
 			"  ... %d matching writes add %d to the eventfd counter",
 			IOEV_BENCH_WRITES, IOEV_BENCH_WRITES))
-		ktap_diag(c->t, "expected count %d, seen %" PRIu64 "%s", IOEV_BENCH_WRITES,
+		ktest_diag(c->t, "expected count %d, seen %" PRIu64 "%s", IOEV_BENCH_WRITES,
 			  s.signals, s.exited ? " and an exit" : "");
 	if (o->bench)
-		ktap_diag(c->t, "bench: ioeventfd %.0f signals/s (%d PIO writes in %.1f ms)",
+		ktest_diag(c->t, "bench: ioeventfd %.0f signals/s (%d PIO writes in %.1f ms)",
 			  IOEV_BENCH_WRITES / (ms / 1e3), IOEV_BENCH_WRITES, ms);
 	ioev_ioctl(c, false, 1, port, &data, KVM_IOEVENTFD_FLAG_DEASSIGN);
 }
 
-void probe_ioeventfd(struct ktap *t, const struct probe_opts *o)
+void probe_ioeventfd(struct ktest *t, const struct probe_opts *o)
 {
 	struct ioev_ctx c = { .t = t, .efd = -1, .wrong = o->wrong };
 	bool any_length;
 
 	if (!vm_kvm_check_cap(KVM_CAP_IOEVENTFD)) {
-		ktap_skip_all(t, "KVM_CAP_IOEVENTFD");
+		ktest_skip_all(t, "KVM_CAP_IOEVENTFD");
 		return;
 	}
 	if (vm_create(&c.vm, false) || vm_setup_long_mode(&c.vm, VM_CODE)) {
-		ktap_broken(t, "%s", c.vm.err);
+		ktest_broken(t, "%s", c.vm.err);
 		goto out;
 	}
 	vm_load(&c.vm, VM_CODE, ioev_guest, ioev_guest_end - ioev_guest);
 	c.efd = vm_eventfd();
 	if (c.efd < 0) {
-		ktap_broken(t, "eventfd: %s", strerror(errno));
+		ktest_broken(t, "eventfd: %s", strerror(errno));
 		goto out;
 	}
 	any_length = vm_check_cap(&c.vm, KVM_CAP_IOEVENTFD_ANY_LENGTH);
@@ -375,7 +375,7 @@ void probe_ioeventfd(struct ktap *t, const struct probe_opts *o)
 		uint64_t addr = (k->mmio ? IOEV_MMIO_BASE : IOEV_PIO_BASE) + i * 8;
 
 		if (!k->len && !any_length) {
-			ktap_skip(t, "KVM_CAP_IOEVENTFD_ANY_LENGTH", "%s len 0 (any length)",
+			ktest_skip(t, "KVM_CAP_IOEVENTFD_ANY_LENGTH", "%s len 0 (any length)",
 				  ioev_kind(k->mmio));
 			continue;
 		}

@@ -118,7 +118,7 @@ __asm__(
 	".popsection\n");
 
 struct irq_ctx {
-	struct ktap *t;
+	struct ktest *t;
 	struct vm vm;
 };
 
@@ -136,15 +136,15 @@ static enum irq_wait_result irq_wait(struct irq_ctx *c, unsigned int ms, uint32_
 	if (r == VM_RUN_TIMEOUT)
 		return IRQ_WAIT_QUIET;
 	if (r == VM_RUN_ERROR) {
-		ktap_diag(c->t, "%s", c->vm.err);
+		ktest_diag(c->t, "%s", c->vm.err);
 		return IRQ_WAIT_BROKEN;
 	}
 	if (!vm_exit_is_out(&c->vm, IRQ_PORT, report, NULL)) {
-		ktap_diag(c->t, "unexpected exit: %s", vm_exit_str(&c->vm));
+		ktest_diag(c->t, "unexpected exit: %s", vm_exit_str(&c->vm));
 		return IRQ_WAIT_BROKEN;
 	}
 	if (*report == IRQ_EXCEPTION) {
-		ktap_diag(c->t, "the guest took an exception");
+		ktest_diag(c->t, "the guest took an exception");
 		return IRQ_WAIT_BROKEN;
 	}
 	return IRQ_WAIT_REPORT;
@@ -168,7 +168,7 @@ static int irq_eventfd(struct irq_ctx *c)
 	int fd = vm_eventfd();
 
 	if (fd < 0)
-		ktap_broken(c->t, "eventfd: %s", strerror(errno));
+		ktest_broken(c->t, "eventfd: %s", strerror(errno));
 	return fd;
 }
 
@@ -189,15 +189,15 @@ static bool irq_expect_one(struct irq_ctx *c, int efd, uint32_t vector, const ch
 	irq_signal(efd);
 	r = irq_wait(c, VM_WAIT_MS, &seen);
 	if (r == IRQ_WAIT_BROKEN) {
-		ktap_broken(c->t, "%s: the guest did not run as set up", what);
+		ktest_broken(c->t, "%s: the guest did not run as set up", what);
 		return false;
 	}
-	if (!ktap_check(c->t, r == IRQ_WAIT_REPORT && seen == vector,
+	if (!ktest_check(c->t, r == IRQ_WAIT_REPORT && seen == vector,
 			"%s: one eventfd write delivers vector %#x", what, vector)) {
 		if (r == IRQ_WAIT_REPORT)
-			ktap_diag(c->t, "expected vector %#x, seen report %#x", vector, seen);
+			ktest_diag(c->t, "expected vector %#x, seen report %#x", vector, seen);
 		else
-			ktap_diag(c->t, "expected vector %#x, seen nothing in %d ms", vector,
+			ktest_diag(c->t, "expected vector %#x, seen nothing in %d ms", vector,
 				  VM_WAIT_MS);
 		return false;
 	}
@@ -212,11 +212,11 @@ static bool irq_expect_quiet(struct irq_ctx *c, const char *what)
 
 	r = irq_wait(c, VM_QUIET_MS, &seen);
 	if (r == IRQ_WAIT_BROKEN) {
-		ktap_broken(c->t, "the guest did not run as set up");
+		ktest_broken(c->t, "the guest did not run as set up");
 		return false;
 	}
-	if (!ktap_check(c->t, r == IRQ_WAIT_QUIET, "%s", what))
-		ktap_diag(c->t, "expected no interrupt in %d ms, seen report %#x", VM_QUIET_MS,
+	if (!ktest_check(c->t, r == IRQ_WAIT_QUIET, "%s", what))
+		ktest_diag(c->t, "expected no interrupt in %d ms, seen report %#x", VM_QUIET_MS,
 			  seen);
 	return true;
 }
@@ -231,8 +231,8 @@ static void irq_edge(struct irq_ctx *c, const struct probe_opts *o)
 	if (efd < 0)
 		return;
 	err = irq_assign(c, efd, IRQ_GSI_EDGE, 0, 0);
-	if (!ktap_check(c->t, !err, "edge GSI %d: KVM_IRQFD assigns", IRQ_GSI_EDGE)) {
-		ktap_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "edge GSI %d: KVM_IRQFD assigns", IRQ_GSI_EDGE)) {
+		ktest_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
 		goto out;
 	}
 	if (irq_expect_one(c, efd, IRQ_VEC_EDGE, "edge GSI 16") &&
@@ -241,8 +241,8 @@ static void irq_edge(struct irq_ctx *c, const struct probe_opts *o)
 	if (c->t->broken)
 		goto out;
 
-	t0 = probe_now_ms();
-	while (n < IRQ_BENCH_MAX && probe_now_ms() - t0 < IRQ_BENCH_MS) {
+	t0 = now_ms();
+	while (n < IRQ_BENCH_MAX && now_ms() - t0 < IRQ_BENCH_MS) {
 		seen = 0;
 		irq_signal(efd);
 		if (irq_wait(c, VM_WAIT_MS, &seen) != IRQ_WAIT_REPORT || seen != IRQ_VEC_EDGE) {
@@ -251,22 +251,22 @@ static void irq_edge(struct irq_ctx *c, const struct probe_opts *o)
 		}
 		n++;
 	}
-	ms = probe_now_ms() - t0;
-	if (!ktap_check(c->t, all && n > 0, "  ... back-to-back writes each deliver one interrupt")) {
+	ms = now_ms() - t0;
+	if (!ktest_check(c->t, all && n > 0, "  ... back-to-back writes each deliver one interrupt")) {
 		if (seen)
-			ktap_diag(c->t, "write %d of a run brought report %#x instead of vector %#x",
+			ktest_diag(c->t, "write %d of a run brought report %#x instead of vector %#x",
 				  n + 1, seen, IRQ_VEC_EDGE);
 		else
-			ktap_diag(c->t, "write %d of a run brought nothing in %d ms", n + 1,
+			ktest_diag(c->t, "write %d of a run brought nothing in %d ms", n + 1,
 				  VM_WAIT_MS);
 	}
 	if (o->bench && n)
-		ktap_diag(c->t, "bench: irqfd %.0f interrupts/s (%d round trips in %.1f ms)",
+		ktest_diag(c->t, "bench: irqfd %.0f interrupts/s (%d round trips in %.1f ms)",
 			  n / (ms / 1e3), n, ms);
 
 	err = irq_assign(c, efd, IRQ_GSI_EDGE, KVM_IRQFD_FLAG_DEASSIGN, 0);
-	if (!ktap_check(c->t, !err, "  ... KVM_IRQFD_FLAG_DEASSIGN removes it")) {
-		ktap_diag(c->t, "ioctl(KVM_IRQFD, deassign): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "  ... KVM_IRQFD_FLAG_DEASSIGN removes it")) {
+		ktest_diag(c->t, "ioctl(KVM_IRQFD, deassign): %s", strerror(err));
 		goto out;
 	}
 	irq_signal(efd);
@@ -283,15 +283,15 @@ static void irq_errors(struct irq_ctx *c)
 	if (efd < 0)
 		return;
 	err = irq_assign(c, efd, IRQ_GSI_EDGE, 0, 0);
-	if (!ktap_check(c->t, !err, "errors: an eventfd assigns to GSI %d", IRQ_GSI_EDGE)) {
-		ktap_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "errors: an eventfd assigns to GSI %d", IRQ_GSI_EDGE)) {
+		ktest_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
 		goto out;
 	}
-	ktap_expect_errno(c->t, irq_assign(c, efd, IRQ_GSI_LEVEL, 0, 0), EBUSY,
+	ktest_expect_errno(c->t, irq_assign(c, efd, IRQ_GSI_LEVEL, 0, 0), EBUSY,
 			 "errors: the same eventfd on a second GSI");
-	ktap_expect_errno(c->t, irq_assign(c, efd, IRQ_GSI_LEVEL, 1u << 2, 0), EINVAL,
+	ktest_expect_errno(c->t, irq_assign(c, efd, IRQ_GSI_LEVEL, 1u << 2, 0), EINVAL,
 			 "errors: an unknown flag");
-	ktap_expect_errno(c->t, irq_assign(c, -1, IRQ_GSI_LEVEL, 0, 0), EBADF,
+	ktest_expect_errno(c->t, irq_assign(c, -1, IRQ_GSI_LEVEL, 0, 0), EBADF,
 			 "errors: fd -1");
 	irq_assign(c, efd, IRQ_GSI_EDGE, KVM_IRQFD_FLAG_DEASSIGN, 0);
 out:
@@ -309,14 +309,14 @@ static void irq_resample(struct irq_ctx *c)
 		goto out;
 
 	if (!vm_check_cap(&c->vm, KVM_CAP_IRQFD_RESAMPLE)) {
-		ktap_skip(c->t, "KVM_CAP_IRQFD_RESAMPLE", "level GSI %d with a resamplefd",
+		ktest_skip(c->t, "KVM_CAP_IRQFD_RESAMPLE", "level GSI %d with a resamplefd",
 			  IRQ_GSI_LEVEL);
 		goto out;
 	}
 	err = irq_assign(c, efd, IRQ_GSI_LEVEL, KVM_IRQFD_FLAG_RESAMPLE, rfd);
-	if (!ktap_check(c->t, !err, "level GSI %d: KVM_IRQFD with KVM_IRQFD_FLAG_RESAMPLE assigns",
+	if (!ktest_check(c->t, !err, "level GSI %d: KVM_IRQFD with KVM_IRQFD_FLAG_RESAMPLE assigns",
 			IRQ_GSI_LEVEL)) {
-		ktap_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
+		ktest_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
 		goto out;
 	}
 	for (int round = 1; round <= 2 && !c->t->broken; round++) {
@@ -328,17 +328,17 @@ static void irq_resample(struct irq_ctx *c)
 		seen = 0;
 		r = irq_wait(c, VM_QUIET_MS, &seen);
 		if (r == IRQ_WAIT_BROKEN) {
-			ktap_broken(c->t, "the guest did not run as set up");
+			ktest_broken(c->t, "the guest did not run as set up");
 			break;
 		}
 		after = vm_eventfd_take(rfd);
-		if (!ktap_check(c->t, before == 0 && after == 1,
+		if (!ktest_check(c->t, before == 0 && after == 1,
 				"  ... resamplefd signalled once, after the guest's EOI"))
-			ktap_diag(c->t, "expected resamplefd 0 before the EOI and 1 after, seen %"
+			ktest_diag(c->t, "expected resamplefd 0 before the EOI and 1 after, seen %"
 				  PRIu64 " and %" PRIu64, before, after);
-		if (!ktap_check(c->t, r == IRQ_WAIT_QUIET,
+		if (!ktest_check(c->t, r == IRQ_WAIT_QUIET,
 				"  ... the line was deasserted: no second delivery"))
-			ktap_diag(c->t, "expected no interrupt in %d ms, seen report %#x",
+			ktest_diag(c->t, "expected no interrupt in %d ms, seen report %#x",
 				  VM_QUIET_MS, seen);
 	}
 	irq_assign(c, efd, IRQ_GSI_LEVEL, KVM_IRQFD_FLAG_DEASSIGN, 0);
@@ -359,7 +359,7 @@ static void irq_msi(struct irq_ctx *c)
 	if (efd < 0)
 		goto out;
 	if (!vm_check_cap(&c->vm, KVM_CAP_IRQ_ROUTING)) {
-		ktap_skip(c->t, "KVM_CAP_IRQ_ROUTING", "MSI route on GSI %d", IRQ_GSI_MSI);
+		ktest_skip(c->t, "KVM_CAP_IRQ_ROUTING", "MSI route on GSI %d", IRQ_GSI_MSI);
 		goto out;
 	}
 	/* The table replaces the default one: keep the IOAPIC pins routed. */
@@ -376,14 +376,14 @@ static void irq_msi(struct irq_ctx *c)
 	e->u.msi.address_lo = 0xfee00000;	/* physical destination APIC 0 */
 	e->u.msi.data = IRQ_VEC_MSI;		/* fixed, edge */
 	err = ioctl(c->vm.fd, KVM_SET_GSI_ROUTING, rt) ? errno : 0;
-	if (!ktap_check(c->t, !err, "MSI: KVM_SET_GSI_ROUTING routes GSI %d to vector %#x",
+	if (!ktest_check(c->t, !err, "MSI: KVM_SET_GSI_ROUTING routes GSI %d to vector %#x",
 			IRQ_GSI_MSI, IRQ_VEC_MSI)) {
-		ktap_diag(c->t, "ioctl(KVM_SET_GSI_ROUTING): %s", strerror(err));
+		ktest_diag(c->t, "ioctl(KVM_SET_GSI_ROUTING): %s", strerror(err));
 		goto out;
 	}
 	err = irq_assign(c, efd, IRQ_GSI_MSI, 0, 0);
-	if (!ktap_check(c->t, !err, "MSI: KVM_IRQFD assigns GSI %d", IRQ_GSI_MSI)) {
-		ktap_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
+	if (!ktest_check(c->t, !err, "MSI: KVM_IRQFD assigns GSI %d", IRQ_GSI_MSI)) {
+		ktest_diag(c->t, "ioctl(KVM_IRQFD): %s", strerror(err));
 		goto out;
 	}
 	if (irq_expect_one(c, efd, IRQ_VEC_MSI, "MSI GSI 24"))
@@ -394,18 +394,18 @@ out:
 	free(rt);
 }
 
-void probe_irqfd(struct ktap *t, const struct probe_opts *o)
+void probe_irqfd(struct ktest *t, const struct probe_opts *o)
 {
 	struct irq_ctx c = { .t = t };
 	struct irq_mbox *mb;
 	uint32_t seen = 0;
 
 	if (!vm_kvm_check_cap(KVM_CAP_IRQCHIP) || !vm_kvm_check_cap(KVM_CAP_IRQFD)) {
-		ktap_skip_all(t, "KVM_CAP_IRQCHIP and KVM_CAP_IRQFD");
+		ktest_skip_all(t, "KVM_CAP_IRQCHIP and KVM_CAP_IRQFD");
 		return;
 	}
 	if (vm_create(&c.vm, true) || vm_setup_long_mode(&c.vm, VM_CODE)) {
-		ktap_broken(t, "%s", c.vm.err);
+		ktest_broken(t, "%s", c.vm.err);
 		goto out;
 	}
 	vm_load(&c.vm, VM_CODE, irq_guest, irq_guest_end - irq_guest);
@@ -419,9 +419,9 @@ void probe_irqfd(struct ktap *t, const struct probe_opts *o)
 	mb->redir[0] = (struct irq_redir){ IRQ_GSI_EDGE, IRQ_VEC_EDGE, 0 };
 	mb->redir[1] = (struct irq_redir){ IRQ_GSI_LEVEL, IRQ_VEC_LEVEL | 1u << 15, 0 };
 
-	if (!ktap_check(t, irq_wait(&c, VM_WAIT_MS, &seen) == IRQ_WAIT_REPORT && seen == IRQ_READY,
+	if (!ktest_check(t, irq_wait(&c, VM_WAIT_MS, &seen) == IRQ_WAIT_REPORT && seen == IRQ_READY,
 			"guest set up IDT, LAPIC and IOAPIC and enabled interrupts")) {
-		ktap_diag(t, "expected report %#x, seen %#x: no point going on", IRQ_READY, seen);
+		ktest_diag(t, "expected report %#x, seen %#x: no point going on", IRQ_READY, seen);
 		goto out;
 	}
 	irq_edge(&c, o);

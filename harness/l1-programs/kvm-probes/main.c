@@ -11,27 +11,18 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "probes.h"
 #include "vm.h"
 
 static const struct probe {
 	const char *name;
-	void (*run)(struct ktap *t, const struct probe_opts *o);
+	void (*run)(struct ktest *t, const struct probe_opts *o);
 } probes[] = {
 	{ "ioeventfd", probe_ioeventfd },
 	{ "irqfd", probe_irqfd },
 	{ "realmode", probe_realmode },
 };
-
-double probe_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void usage(FILE *f)
 {
@@ -81,30 +72,30 @@ int main(int argc, char **argv)
 		printf("# --wrong: guests skip their writes, every probe must fail\n");
 	missing = vm_kvm_missing();
 	for (size_t p = 0; p < ARRAY_SIZE(probes); p++) {
-		struct ktap t;
+		struct ktest t;
 		double t0;
 
 		if (any_selected && !selected[p])
 			continue;
-		ktap_begin(&t);
-		t0 = probe_now_ms();
+		ktest_begin(&t);
+		t0 = now_ms();
 		if (missing)
-			ktap_skip_all(&t, "%s", missing);
+			ktest_skip_all(&t, "%s", missing);
 		else
 			probes[p].run(&t, &o);
 		if (o.bench)
-			ktap_diag(&t, "bench: %s run time %.1f ms", probes[p].name,
-				  probe_now_ms() - t0);
-		switch (ktap_end(&t, ++index, probes[p].name)) {
-		case KTAP_PASS:
+			ktest_diag(&t, "bench: %s run time %.1f ms", probes[p].name,
+				  now_ms() - t0);
+		switch (ktest_end(&t, ++index, probes[p].name)) {
+		case KTEST_PASS:
 			break;
-		case KTAP_FAIL:
+		case KTEST_FAIL:
 			n_fail++;
 			break;
-		case KTAP_SKIP:
+		case KTEST_SKIP:
 			n_skip++;
 			break;
-		case KTAP_BROKEN:
+		case KTEST_BROKEN:
 			n_broken++;
 			break;
 		}

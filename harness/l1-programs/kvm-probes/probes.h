@@ -8,18 +8,16 @@
 
 #include <stdbool.h>
 
-#include "ktap.h"
+#include "common/util.h"
+#include "l1-programs/lib/ktest.h"
 
 struct probe_opts {
 	bool bench;	/* print benchmark figures as diagnostics */
 	bool wrong;	/* run against a guest that skips its write: must fail */
 };
 
-void probe_ioeventfd(struct ktap *t, const struct probe_opts *o);
-void probe_irqfd(struct ktap *t, const struct probe_opts *o);
-void probe_realmode(struct ktap *t, const struct probe_opts *o);
-
-/* Milliseconds on CLOCK_MONOTONIC. */
-double probe_now_ms(void);
+void probe_ioeventfd(struct ktest *t, const struct probe_opts *o);
+void probe_irqfd(struct ktest *t, const struct probe_opts *o);
+void probe_realmode(struct ktest *t, const struct probe_opts *o);
 
 #endif

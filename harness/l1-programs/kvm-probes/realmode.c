@@ -214,7 +214,7 @@ static void rm_hex(char *s, size_t len, const uint8_t *b, unsigned int n)
 }
 
 /* Compare the report stream with rm_steps byte by byte. */
-static void rm_check_reports(struct ktap *t, const uint8_t *seen, unsigned int n_seen)
+static void rm_check_reports(struct ktest *t, const uint8_t *seen, unsigned int n_seen)
 {
 	unsigned int at = 0;
 
@@ -224,20 +224,20 @@ static void rm_check_reports(struct ktap *t, const uint8_t *seen, unsigned int n
 		bool ok = have >= s->n && !memcmp(seen + at, s->bytes, s->n);
 		char want[16], got[16];
 
-		if (!ktap_check(t, ok, "%s", s->what)) {
+		if (!ktest_check(t, ok, "%s", s->what)) {
 			rm_hex(want, sizeof(want), s->bytes, s->n);
 			rm_hex(got, sizeof(got), seen + at, have < s->n ? have : s->n);
-			ktap_diag(t, "expected bytes %u..%u = %s, seen %s", at, at + s->n - 1, want,
+			ktest_diag(t, "expected bytes %u..%u = %s, seen %s", at, at + s->n - 1, want,
 				  have ? got : "nothing");
 		}
 		at += s->n;
 	}
-	if (!ktap_check(t, n_seen == at, "no report bytes beyond the %u expected", at))
-		ktap_diag(t, "seen %u bytes%s", n_seen,
+	if (!ktest_check(t, n_seen == at, "no report bytes beyond the %u expected", at))
+		ktest_diag(t, "seen %u bytes%s", n_seen,
 			  memchr(seen, RM_FAULT, n_seen) ? ", one of them the fault marker 0xee" : "");
 }
 
-static void rm_check_memory(struct ktap *t, struct vm *vm, uint64_t gpa, uint32_t want,
+static void rm_check_memory(struct ktest *t, struct vm *vm, uint64_t gpa, uint32_t want,
 			    const char *what)
 {
 	const uint8_t *b = vm_gpa(vm, gpa);
@@ -245,10 +245,10 @@ static void rm_check_memory(struct ktap *t, struct vm *vm, uint64_t gpa, uint32_
 	char ws[16], gs[16];
 
 	memcpy(w, &want, sizeof(w));
-	if (!ktap_check(t, !memcmp(b, w, sizeof(w)), "%s", what)) {
+	if (!ktest_check(t, !memcmp(b, w, sizeof(w)), "%s", what)) {
 		rm_hex(ws, sizeof(ws), w, 4);
 		rm_hex(gs, sizeof(gs), b, 4);
-		ktap_diag(t, "expected bytes at %#" PRIx64 " = %s, seen %s", gpa, ws, gs);
+		ktest_diag(t, "expected bytes at %#" PRIx64 " = %s, seen %s", gpa, ws, gs);
 	}
 }
 
@@ -256,38 +256,38 @@ static void rm_check_memory(struct ktap *t, struct vm *vm, uint64_t gpa, uint32_
  * How real mode ran, judged from insn_emulation across the whole guest run:
  * the LOOP alone is 2 * RM_LOOPS instructions if KVM has to emulate them.
  */
-static void rm_check_emulation(struct ktap *t, const char *vendor, char ug,
+static void rm_check_emulation(struct ktest *t, const char *vendor, char ug,
 			       long long emulated, long long exits)
 {
 	bool svm = vendor && !strcmp(vendor, "svm");
 	bool want_native = svm || ug == 'Y';
 
-	ktap_diag(t, "KVM stats over the run: insn_emulation +%lld, exits +%lld", emulated,
+	ktest_diag(t, "KVM stats over the run: insn_emulation +%lld, exits +%lld", emulated,
 		  exits);
 	if (emulated < 0) {
-		ktap_skip(t, "debugfs kvm/<pid>-<fd>/insn_emulation not readable",
+		ktest_skip(t, "debugfs kvm/<pid>-<fd>/insn_emulation not readable",
 			  "real mode ran %s", want_native ? "natively" : "through emulation");
 		return;
 	}
 	if (!vendor) {
-		ktap_skip(t, "neither vmx nor svm in /proc/cpuinfo flags",
+		ktest_skip(t, "neither vmx nor svm in /proc/cpuinfo flags",
 			  "real mode ran natively or through emulation");
 		return;
 	}
 	if (want_native) {
-		if (!ktap_check(t, emulated < RM_NATIVE_MAX,
+		if (!ktest_check(t, emulated < RM_NATIVE_MAX,
 				"real mode ran natively in the guest (%s)",
 				svm ? "svm" : "vmx, unrestricted_guest=Y"))
-			ktap_diag(t, "expected fewer than %d emulated instructions, seen %lld",
+			ktest_diag(t, "expected fewer than %d emulated instructions, seen %lld",
 				  RM_NATIVE_MAX, emulated);
-		ktap_skip(t, svm ? "VMX: this CPU is svm, kvm_intel has no hardware support" :
+		ktest_skip(t, svm ? "VMX: this CPU is svm, kvm_intel has no hardware support" :
 			  "VMX: kvm_intel.unrestricted_guest=Y here",
 			  "unrestricted_guest=0: KVM emulates real and big real mode");
 		return;
 	}
-	if (!ktap_check(t, emulated >= 2 * RM_LOOPS,
+	if (!ktest_check(t, emulated >= 2 * RM_LOOPS,
 			"real mode was emulated by KVM (vmx, unrestricted_guest=%c)", ug ? ug : '?'))
-		ktap_diag(t, "expected at least %d emulated instructions, seen %lld",
+		ktest_diag(t, "expected at least %d emulated instructions, seen %lld",
 			  2 * RM_LOOPS, emulated);
 }
 
@@ -312,7 +312,7 @@ static int rm_enter_real_mode(struct vm *vm, bool wrong)
 	return ioctl(vm->vcpu, KVM_SET_REGS, &regs);
 }
 
-void probe_realmode(struct ktap *t, const struct probe_opts *o)
+void probe_realmode(struct ktest *t, const struct probe_opts *o)
 {
 	const char *vendor = rm_vendor();
 	char ug = rm_unrestricted_guest();
@@ -324,16 +324,16 @@ void probe_realmode(struct ktap *t, const struct probe_opts *o)
 	struct vm vm;
 	bool halted = false;
 
-	ktap_diag(t, "vendor: %s; kvm_intel.unrestricted_guest: %s%s", vendor ? vendor : "none",
+	ktest_diag(t, "vendor: %s; kvm_intel.unrestricted_guest: %s%s", vendor ? vendor : "none",
 		  ug == 'Y' ? "Y" : ug == 'N' ? "N" : "absent",
 		  ug && vendor && !strcmp(vendor, "svm") ? " (kvm_intel unused: vendor is svm)" : "");
 	if (vm_create(&vm, false)) {
-		ktap_broken(t, "%s", vm.err);
+		ktest_broken(t, "%s", vm.err);
 		goto out;
 	}
 	vm_load(&vm, RM_LOAD, rm_guest, rm_guest_end - rm_guest);
 	if (rm_enter_real_mode(&vm, o->wrong)) {
-		ktap_broken(t, "setting the real-mode start state: %s", strerror(errno));
+		ktest_broken(t, "setting the real-mode start state: %s", strerror(errno));
 		goto out;
 	}
 	emul0 = vm_debugfs_stat(&vm, "insn_emulation");
@@ -342,7 +342,7 @@ void probe_realmode(struct ktap *t, const struct probe_opts *o)
 		enum vm_run_result r = vm_run(&vm, VM_WAIT_MS);
 
 		if (r != VM_RUN_EXIT) {
-			ktap_diag(t, "guest stopped early: %s",
+			ktest_diag(t, "guest stopped early: %s",
 				  r == VM_RUN_TIMEOUT ? "timed out" : vm.err);
 			break;
 		}
@@ -351,7 +351,7 @@ void probe_realmode(struct ktap *t, const struct probe_opts *o)
 			break;
 		}
 		if (!vm_exit_is_out(&vm, RM_PORT, &byte, NULL)) {
-			ktap_diag(t, "unexpected exit: %s", vm_exit_str(&vm));
+			ktest_diag(t, "unexpected exit: %s", vm_exit_str(&vm));
 			break;
 		}
 		seen[n_seen++] = (uint8_t)byte;
@@ -362,19 +362,19 @@ void probe_realmode(struct ktap *t, const struct probe_opts *o)
 	}
 
 	rm_check_reports(t, seen, n_seen);
-	ktap_check(t, halted, "the guest ends with HLT (KVM_EXIT_HLT)");
+	ktest_check(t, halted, "the guest ends with HLT (KVM_EXIT_HLT)");
 	if (ioctl(vm.vcpu, KVM_GET_SREGS, &sregs)) {
-		ktap_broken(t, "ioctl(KVM_GET_SREGS): %s", strerror(errno));
+		ktest_broken(t, "ioctl(KVM_GET_SREGS): %s", strerror(errno));
 		goto out;
 	}
-	if (!ktap_check(t, !(sregs.cr0 & 1) && sregs.cs.selector == RM_LOAD >> 4 &&
+	if (!ktest_check(t, !(sregs.cr0 & 1) && sregs.cs.selector == RM_LOAD >> 4 &&
 			sregs.cs.base == RM_LOAD,
 			"KVM_GET_SREGS: the vCPU is in real mode at CS=%#x", RM_LOAD >> 4))
-		ktap_diag(t, "seen CR0 %#llx, CS %#x base %#llx", (unsigned long long)sregs.cr0,
+		ktest_diag(t, "seen CR0 %#llx, CS %#x base %#llx", (unsigned long long)sregs.cr0,
 			  sregs.cs.selector, (unsigned long long)sregs.cs.base);
-	if (!ktap_check(t, sregs.fs.selector == 0 && sregs.fs.limit == 0xffffffff,
+	if (!ktest_check(t, sregs.fs.selector == 0 && sregs.fs.limit == 0xffffffff,
 			"KVM_GET_SREGS: FS=0 kept its 4 GiB limit in real mode"))
-		ktap_diag(t, "expected FS selector 0 limit 0xffffffff, seen %#x limit %#x",
+		ktest_diag(t, "expected FS selector 0 limit 0xffffffff, seen %#x limit %#x",
 			  sregs.fs.selector, sregs.fs.limit);
 	rm_check_memory(t, &vm, RM_PM_ADDR, RM_PM_VALUE,
 			"guest memory at 0x200000 holds the protected-mode write");

@@ -13,8 +13,6 @@
 
 #include <linux/kvm.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Guest physical layout shared by the probes (all inside VM_MEM_SIZE). */
 #define VM_MEM_SIZE	0x400000	/* 4 MiB: room above 1 MiB for real mode */
 #define VM_PML4		0x1000
@@ -40,7 +38,7 @@ struct vm {
 	struct kvm_run *run;
 	size_t run_size;
 	uint8_t *mem;
-	char err[256];		/* what failed, for ktap_broken() */
+	char err[256];		/* what failed, for ktest_broken() */
 };
 
 enum vm_run_result {

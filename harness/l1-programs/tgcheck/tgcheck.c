@@ -36,6 +36,8 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
+#include "common/ktap.h"
+
 #define TG_DIR		"/sys/kernel/security/tunguard"
 #define TG_POLICY	TG_DIR "/policy"
 #define TG_MODE		TG_DIR "/mode"
@@ -63,28 +65,42 @@ struct test {
 /* State of the test running in this (child) process. */
 static int t_result = KSFT_PASS;
 
+/* Output goes out line by line: a test that hangs keeps what it printed. */
+static struct sbuf out;
+
+static void vdiag(const char *prefix, const char *fmt, va_list ap)
+{
+	struct sbuf msg = { 0 };
+
+	sbuf_puts(&msg, prefix);
+	sbuf_vprintf(&msg, fmt, ap);
+	ktap_diag(&out, 0, msg.buf);
+	ktap_put(stdout, &out);
+	sbuf_free(&msg);
+}
+
+static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void diag(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("# ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vdiag("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
 }
+
+static void t_fail_at(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void t_fail_at(int line, const char *fmt, ...)
 {
+	char where[32];
 	va_list ap;
 
-	printf("# tgcheck.c:%d: ", line);
+	snprintf(where, sizeof(where), "tgcheck.c:%d: ", line);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vdiag(where, fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
 	t_result = KSFT_FAIL;
 }
 
@@ -155,7 +171,7 @@ static double now(void)
 /* ---- files ------------------------------------------------------------- */
 
 /* Read a whole (small) file; returns length or -errno. */
-static ssize_t read_file(const char *path, char *buf, size_t size)
+static ssize_t read_small(const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t n;
@@ -173,7 +189,7 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 }
 
 /* Write @len bytes in a single write(); returns 0 or -errno. */
-static int write_file(const char *path, const char *data, size_t len)
+static int write_once(const char *path, const char *data, size_t len)
 {
 	ssize_t n;
 	int fd, err = 0;
@@ -192,12 +208,12 @@ static int write_file(const char *path, const char *data, size_t len)
 
 static int policy_load(const char *text)
 {
-	return write_file(TG_POLICY, text, strlen(text));
+	return write_once(TG_POLICY, text, strlen(text));
 }
 
 static int mode_set(const char *mode)
 {
-	return write_file(TG_MODE, mode, strlen(mode));
+	return write_once(TG_MODE, mode, strlen(mode));
 }
 
 #define LOAD_POLICY(text)						\
@@ -417,7 +433,7 @@ static int remove_persistent(const char *name)
 	int fd, err;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", name);
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (read_small(path, buf, sizeof(buf)) < 0)
 		return -ENOENT;
 	flags = strtoul(buf, NULL, 16);
 	fd = open(TUN_PATH, O_RDWR | O_CLOEXEC);
@@ -561,7 +577,7 @@ static void test_lsm_listed(void)
 	bool found = false;
 	ssize_t n;
 
-	n = read_file("/sys/kernel/security/lsm", buf, sizeof(buf));
+	n = read_small("/sys/kernel/security/lsm", buf, sizeof(buf));
 	ASSERT(n > 0, "read(/sys/kernel/security/lsm): %s", strerror(-n));
 	for (tok = strtok_r(buf, ",\n", &save); tok;
 	     tok = strtok_r(NULL, ",\n", &save))
@@ -572,7 +588,7 @@ static void test_lsm_listed(void)
 static void expect_policy(const char *want, const char *what)
 {
 	static char buf[128 * 1024];
-	ssize_t n = read_file(TG_POLICY, buf, sizeof(buf));
+	ssize_t n = read_small(TG_POLICY, buf, sizeof(buf));
 
 	ASSERT(n >= 0, "read(%s): %s", TG_POLICY, strerror(-n));
 	EXPECT(!strcmp(buf, want), "%s: policy reads back as\n%s\nexpected\n%s",
@@ -686,7 +702,7 @@ static void test_write_needs_cap_mac_admin(void)
 	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "child without CAP_MAC_ADMIN failed (status %#x)", status);
 	expect_policy(good, "after writes without CAP_MAC_ADMIN");
-	read_file(TG_MODE, mode, sizeof(mode));
+	read_small(TG_MODE, mode, sizeof(mode));
 	EXPECT(!strcmp(mode, "enforce\n"), "mode reads '%s' after a refused write",
 	       mode);
 }
@@ -703,14 +719,14 @@ static void test_oversized_policy_refused(void)
 		text[i] = (i % 64 == 63) ? '\n' : '#';
 	memcpy(text + len - 14, "\ndefault deny\n", 14);
 	LOAD_POLICY(good);
-	EXPECT_ERR(write_file(TG_POLICY, text, len), -EFBIG,
+	EXPECT_ERR(write_once(TG_POLICY, text, len), -EFBIG,
 		   "write(policy) of 64 KiB + 1");
 	/* The same text cut to the limit is accepted. */
 	memcpy(text + TG_POLICY_MAX - 14, "\ndefault deny\n", 14);
-	EXPECT_ERR(write_file(TG_POLICY, text, TG_POLICY_MAX), 0,
+	EXPECT_ERR(write_once(TG_POLICY, text, TG_POLICY_MAX), 0,
 		   "write(policy) of exactly 64 KiB");
 	LOAD_POLICY(good);
-	EXPECT_ERR(write_file(TG_POLICY, text, len), -EFBIG,
+	EXPECT_ERR(write_once(TG_POLICY, text, len), -EFBIG,
 		   "write(policy) of 64 KiB + 1");
 	expect_policy(good, "after an oversized write");
 	free(text);
@@ -858,7 +874,7 @@ static void test_decisions_seek_and_stats(void)
 	EXPECT(decisions_since(decisions_mark(), recs, 4) == 0,
 	       "records after SEEK_END");
 
-	ASSERT(read_file(TG_STATS, stats, sizeof(stats)) > 0, "read(%s)",
+	ASSERT(read_small(TG_STATS, stats, sizeof(stats)) > 0, "read(%s)",
 	       TG_STATS);
 	p = strstr(stats, "seq=");
 	EXPECT(p && strtoull(p + 4, NULL, 10) == decisions_mark(),
@@ -1039,11 +1055,11 @@ static char saved_mode[32];
 
 static int save_state(void)
 {
-	ssize_t n = read_file(TG_POLICY, saved_policy, sizeof(saved_policy));
+	ssize_t n = read_small(TG_POLICY, saved_policy, sizeof(saved_policy));
 
 	if (n < 0)
 		return n;
-	n = read_file(TG_MODE, saved_mode, sizeof(saved_mode));
+	n = read_small(TG_MODE, saved_mode, sizeof(saved_mode));
 	return n < 0 ? n : 0;
 }
 
@@ -1146,7 +1162,7 @@ static void self_identity(void)
 	struct stat st;
 	char *nl;
 
-	read_file("/proc/self/comm", self_comm, sizeof(self_comm));
+	read_small("/proc/self/comm", self_comm, sizeof(self_comm));
 	nl = strchr(self_comm, '\n');
 	if (nl)
 		*nl = '\0';
@@ -1160,7 +1176,9 @@ static int run_tests(void)
 	const char *why = missing_requirement();
 	size_t i;
 
-	printf("KTAP version 1\n1..%zu\n", NTESTS);
+	ktap_version(&out, 0);
+	ktap_plan(&out, 0, NTESTS);
+	ktap_put(stdout, &out);
 	if (!why) {
 		self_identity();
 		decisions_fd = open(TG_DECISIONS, O_RDONLY);
@@ -1170,26 +1188,15 @@ static int run_tests(void)
 			why = "cannot read the policy and mode in force";
 	}
 	for (i = 0; i < NTESTS; i++) {
-		if (why) {
-			printf("ok %zu %s # SKIP %s\n", i + 1, tests[i].name, why);
-			skip++;
-			continue;
-		}
-		rc = run_test(&tests[i]);
-		if (rc == KSFT_PASS) {
-			printf("ok %zu %s\n", i + 1, tests[i].name);
-			pass++;
-		} else if (rc == KSFT_SKIP) {
-			printf("ok %zu %s # SKIP\n", i + 1, tests[i].name);
-			skip++;
-		} else {
-			printf("not ok %zu %s\n", i + 1, tests[i].name);
-			fail++;
-		}
-		fflush(stdout);
+		rc = why ? KSFT_SKIP : run_test(&tests[i]);
+		ktap_result(&out, 0, rc == KSFT_PASS || rc == KSFT_SKIP, (int)i + 1,
+			    tests[i].name, rc == KSFT_SKIP ? "SKIP" : NULL, why);
+		ktap_put(stdout, &out);
+		pass += rc == KSFT_PASS;
+		skip += rc == KSFT_SKIP;
+		fail += rc != KSFT_PASS && rc != KSFT_SKIP;
 	}
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
-	       pass, fail, skip);
+	diag("Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0", pass, fail, skip);
 	if (fail)
 		return KSFT_FAIL;
 	return pass ? KSFT_PASS : KSFT_SKIP;
@@ -1272,27 +1279,31 @@ static int run_bench(double seconds)
 	if (!why && save_state())
 		why = "cannot read the policy and mode in force";
 	/* KTAP like the tests, so the lab reads it the same way */
-	printf("KTAP version 1\n1..1\n");
+	ktap_version(&out, 0);
+	ktap_plan(&out, 0, 1);
 	if (why) {
-		printf("ok 1 bench # SKIP %s\n", why);
+		ktap_result(&out, 0, true, 1, "bench", "SKIP", why);
+		ktap_put(stdout, &out);
 		return KSFT_SKIP;
 	}
+	ktap_put(stdout, &out);
 	err = policy_load("default allow\n");
 	if (err) {
-		printf("# bench: write(%s): %s\nnot ok 1 bench\n", TG_POLICY, strerror(-err));
+		diag("bench: write(%s): %s", TG_POLICY, strerror(-err));
+		ktap_result(&out, 0, false, 1, "bench", NULL, NULL);
+		ktap_put(stdout, &out);
 		return KSFT_FAIL;
 	}
 	make_persistent("benchp0", IFF_TAP | IFF_NO_PI, -1);
-	printf("# bench: %d rounds of %.1f s per figure, median shown; bench0/benchp0 match no rule\n",
-	       BENCH_ROUNDS, seconds);
+	diag("bench: %d rounds of %.1f s per figure, median shown; bench0/benchp0 match no rule",
+	     BENCH_ROUNDS, seconds);
 	for (round = 0; round < BENCH_ROUNDS && !err; round++) {
 		for (i = 0; i < NCONF && !err; i++) {
 			err = policy_load(configs[i].policy);
 			if (!err)
 				err = mode_set(configs[i].mode);
 			if (err) {
-				printf("# bench: %s: %s\n", configs[i].label,
-				       strerror(-err));
+				diag("bench: %s: %s", configs[i].label, strerror(-err));
 				break;
 			}
 			create[i][round] = bench_rate(bench_create_close, seconds);
@@ -1304,16 +1315,16 @@ static int run_bench(double seconds)
 	for (i = 0; i < NCONF && !err; i++) {
 		qsort(create[i], BENCH_ROUNDS, sizeof(double), cmp_double);
 		qsort(attach[i], BENCH_ROUNDS, sizeof(double), cmp_double);
-		printf("# bench: %-28s create+close %7.0f ops/s  attach+close %7.0f ops/s\n",
-		       configs[i].label, create[i][BENCH_ROUNDS / 2],
-		       attach[i][BENCH_ROUNDS / 2]);
+		diag("bench: %-28s create+close %7.0f ops/s  attach+close %7.0f ops/s",
+		     configs[i].label, create[i][BENCH_ROUNDS / 2], attach[i][BENCH_ROUNDS / 2]);
 	}
 	policy_load("default allow\n");
 	remove_persistent("benchp0");
 	restore_state();
 	free(indexed);
 	free(unnamed);
-	printf("%s 1 bench\n", err ? "not ok" : "ok");
+	ktap_result(&out, 0, !err, 1, "bench", NULL, NULL);
+	ktap_put(stdout, &out);
 	return err ? KSFT_FAIL : KSFT_PASS;
 }
 

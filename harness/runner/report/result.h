@@ -114,18 +114,4 @@ enum tl_exit_code run_exit_code(const struct run_result *r);
 /* Counts by result, for summaries. */
 void run_counts(const struct run_result *r, int counts[TL_CRASH + 1]);
 
-/* Report writers: each writes one file into @dir; -1 with errno. */
-/* Write @text (freed) as @dir/@file, atomically. */
-int report_write_text(const char *dir, const char *file, char *text);
-int report_write_summary(const struct run_result *r, const char *dir);
-int report_write_ktap(const struct run_result *r, const char *dir);
-/* The text of the summary table (also printed at the end of a run). */
-char *report_summary_text(const struct run_result *r);
-void comment_lines(struct sbuf *sb, const char *prefix, const char *text);
-int report_write_junit(const struct run_result *r, const char *dir);
-int report_write_json(const struct run_result *r, const char *dir);
-char *report_junit_text(const struct run_result *r);
-char *report_json_text(const struct run_result *r);
-char *report_ktap_text(const struct run_result *r);
-
 #endif
