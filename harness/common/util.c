@@ -133,6 +133,26 @@ void sbuf_free(struct sbuf *sb)
 	sb->len = sb->cap = 0;
 }
 
+void sbuf_feed_lines(struct sbuf *buf, const char *data, size_t n,
+		     void (*fn)(void *ctx, char *line), void *ctx)
+{
+	size_t start = 0;
+
+	sbuf_add(buf, data, n);
+	for (size_t i = 0; i < buf->len; i++) {
+		if (buf->buf[i] != '\n')
+			continue;
+		buf->buf[i] = '\0';
+		if (i > start && buf->buf[i - 1] == '\r')
+			buf->buf[i - 1] = '\0';
+		fn(ctx, buf->buf + start);
+		start = i + 1;
+	}
+	memmove(buf->buf, buf->buf + start, buf->len - start);
+	buf->len -= start;
+	buf->buf[buf->len] = '\0';
+}
+
 double now_ms(void)
 {
 	struct timespec ts;

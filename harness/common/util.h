@@ -35,6 +35,13 @@ void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
 /* Every line of @text behind @prefix, so a message never breaks a table. */
 void sbuf_prefix_lines(struct sbuf *sb, const char *prefix, const char *text);
 void sbuf_free(struct sbuf *sb);
+/*
+ * Append @n bytes of @data to @buf, then hand every complete line in it to
+ * @fn (without its "\n" or "\r\n") and drop it from @buf; what follows
+ * the last newline stays for the next call.
+ */
+void sbuf_feed_lines(struct sbuf *buf, const char *data, size_t n,
+		     void (*fn)(void *ctx, char *line), void *ctx);
 
 /* A NULL-terminated argv grown one word at a time; free with argv_free(). */
 struct argv_builder {

@@ -12,6 +12,7 @@
  * travels with either as SCM_RIGHTS.
  */
 #include "executor.h"
+#include "common/spawn.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -285,33 +286,9 @@ static void handle_step(struct proc_state *ps, const struct scn_step *st, struct
 
 int run_captured(const char *path, char **argv, struct sbuf *out)
 {
-	int pipefd[2], status, err;
-	char buf[4096];
-	ssize_t n;
-	pid_t pid;
+	struct spawn sp = { .argv = argv, .path = path, .out = SPAWN_PIPE, .err = SPAWN_PIPE };
 
-	sbuf_puts(out, "");
-	if (pipe(pipefd) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		execv(path, argv);
-		printf("exec %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	err = errno;
-	close(pipefd[1]);
-	while (pid > 0 && (n = read(pipefd[0], buf, sizeof(buf))) > 0)
-		sbuf_add(out, buf, (size_t)n);
-	close(pipefd[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-		errno = pid < 0 ? err : errno;
-		return -1;
-	}
-	return status;
+	return spawn_capture(&sp, out);
 }
 
 /* iproute2, in this process's namespaces and with its credentials. */

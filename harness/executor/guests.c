@@ -8,6 +8,7 @@
  */
 #include "executor.h"
 #include "common/proto.h"
+#include "common/spawn.h"
 #include "common/util.h"
 
 #include <dirent.h>
@@ -255,6 +256,12 @@ static bool has_vhost_worker(pid_t pid)
 	return found;
 }
 
+/* QEMU runs as the step's actor: its ids, capabilities and namespaces. */
+static int become_actor_cb(void *actor, char *why, size_t size)
+{
+	return become_actor(actor, why, size);
+}
+
 void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn_step *st,
 		 struct outcome *oc)
 {
@@ -313,26 +320,13 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 			return;
 	}
 	argv = l2_argv(st, vm->dir, tapfd);
-	vm->pid = fork();
-	if (vm->pid == 0) {
+	vm->pid = spawn(&(struct spawn){
+		.argv = argv, .out = SPAWN_NULL, .err = SPAWN_FILE, .err_file = errlog,
+		.err_truncate = true, .die_with_parent = true,
 		/* QEMU inherits the tap descriptor, as from libvirt */
-		if (tapfd >= 0)
-			fcntl(tapfd, F_SETFD, 0);
-		int null = open("/dev/null", O_RDWR);
-		int err = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (null < 0 || err < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-		    dup2(err, 2) < 0)
-			_exit(127);
-		if (become_actor(&st->actor, sock, sizeof(sock)) < 0) {
-			fprintf(stderr, "cannot become the actor: %s\n", sock);
-			_exit(127);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+		.inherit_fd = tapfd >= 0 ? &tapfd : NULL,
+		.setup = become_actor_cb, .ctx = (void *)&st->actor,
+	}, NULL);
 	argv_free(argv);
 	if (tapfd >= 0)
 		close(tapfd);

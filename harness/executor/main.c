@@ -9,6 +9,7 @@
 #include "executor.h"
 #include "common/cpuinfo.h"
 #include "common/proto.h"
+#include "common/spawn.h"
 #include "common/util.h"
 
 #include <dirent.h>
@@ -711,14 +712,28 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct ktap_forward {
+	struct exec_ctx *x;
+	const char *name;
+};
+
+static void forward_line(void *ctx, char *line)
+{
+	struct ktap_forward *f = ctx;
+
+	proto_emit(f->x->out, "ktap", 2, f->name, line);
+}
+
 /* Run one KTAP program, forwarding its output line by line. */
 static void run_ktap_program(struct exec_ctx *x, const char *name, char **args, int nargs)
 {
 	char *path = xasprintf(KTAP_DIR "/%s", name);
 	char **argv = xcalloc((size_t)nargs + 2, sizeof(char *));
+	struct spawn sp = { .argv = argv, .path = path, .out = SPAWN_PIPE, .err = SPAWN_PIPE };
+	struct ktap_forward f = { x, name };
 	double t0 = now_ms();
 	struct sbuf buf = { 0 };
-	int pipefd[2], status = 0;
+	int fd, status = 0;
 	char data[4096];
 	ssize_t n;
 	pid_t pid;
@@ -726,41 +741,19 @@ static void run_ktap_program(struct exec_ctx *x, const char *name, char **args, 
 	argv[0] = path;
 	for (int i = 0; i < nargs; i++)
 		argv[i + 1] = args[i];
-	if (pipe(pipefd) < 0 || (pid = fork()) < 0) {
+	pid = spawn(&sp, &fd);
+	if (pid < 0) {
 		proto_emit(x->out, "ktap", 2, name, "# cannot start the program");
 		emit_suite_end(x, name, 127, 0);
 		free(argv);
 		free(path);
 		return;
 	}
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		execv(path, argv);
-		printf("# exec %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], data, sizeof(data))) > 0) {
-		size_t start = 0;
-
-		sbuf_add(&buf, data, (size_t)n);
-		for (size_t i = 0; i < buf.len; i++) {
-			if (buf.buf[i] != '\n')
-				continue;
-			buf.buf[i] = '\0';
-			proto_emit(x->out, "ktap", 2, name, buf.buf + start);
-			start = i + 1;
-		}
-		memmove(buf.buf, buf.buf + start, buf.len - start);
-		buf.len -= start;
-		buf.buf[buf.len] = '\0';
-	}
+	while ((n = read(fd, data, sizeof(data))) > 0)
+		sbuf_feed_lines(&buf, data, (size_t)n, forward_line, &f);
 	if (buf.len)
-		proto_emit(x->out, "ktap", 2, name, buf.buf);
-	close(pipefd[0]);
+		forward_line(&f, buf.buf);
+	close(fd);
 	waitpid(pid, &status, 0);
 	emit_suite_end(x, name, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
 		       now_ms() - t0);

@@ -4,6 +4,7 @@
 #include "console.h"
 #include "qemu.h"
 #include "common/proto.h"
+#include "common/spawn.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -162,34 +163,15 @@ static int listen_unix(const char *path)
 	return fd;
 }
 
-static pid_t spawn(char **argv, int *out_fd, const char *stderr_path)
+/* QEMU in a process group of its own: a ^C to the runner is not one to it. */
+static pid_t start_qemu(char **argv, int *console_fd, const char *stderr_path)
 {
-	int pipefd[2];
-	pid_t pid;
+	struct spawn sp = {
+		.argv = argv, .out = SPAWN_PIPE, .err = SPAWN_FILE,
+		.err_file = stderr_path, .new_pgrp = true,
+	};
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		int err = open(stderr_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (null < 0 || err < 0 || dup2(null, 0) < 0 ||
-		    dup2(pipefd[1], 1) < 0 || dup2(err, 2) < 0)
-			_exit(127);
-		setpgid(0, 0);
-		execvp(argv[0], argv);
-		fprintf(stderr, "tunlab: exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	*out_fd = pipefd[0];
-	return pid;
+	return spawn(&sp, console_fd);
 }
 
 static void kill_qemu(struct boot *b)
@@ -380,35 +362,14 @@ static void results_record(struct boot *b, char *line)
 	}
 }
 
-/* Split complete lines out of @buf after appending @n bytes of @data. */
-static void feed_lines(struct boot *b, struct sbuf *buf, const char *data,
-		       size_t n, void (*fn)(struct boot *, char *))
+static void console_cb(void *ctx, char *line)
 {
-	size_t start = 0;
-
-	sbuf_add(buf, data, n);
-	for (size_t i = 0; i < buf->len; i++) {
-		if (buf->buf[i] != '\n')
-			continue;
-		buf->buf[i] = '\0';
-		if (i > start && buf->buf[i - 1] == '\r')
-			buf->buf[i - 1] = '\0';
-		fn(b, buf->buf + start);
-		start = i + 1;
-	}
-	memmove(buf->buf, buf->buf + start, buf->len - start);
-	buf->len -= start;
-	buf->buf[buf->len] = '\0';
+	console_line(ctx, line);
 }
 
-static void console_cb(struct boot *b, char *line)
+static void results_cb(void *ctx, char *line)
 {
-	console_line(b, line);
-}
-
-static void results_cb(struct boot *b, char *line)
-{
-	results_record(b, line);
+	results_record(ctx, line);
 }
 
 static void flush_partial(struct boot *b)
@@ -487,7 +448,7 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 
 			if (n > 0) {
 				pthread_mutex_lock(&lab_lock);
-				feed_lines(b, &b->results_buf, data, (size_t)n, results_cb);
+				sbuf_feed_lines(&b->results_buf, data, (size_t)n, results_cb, b);
 				pthread_mutex_unlock(&lab_lock);
 			} else if (n == 0 || errno != EINTR) {
 				close(b->results_fd);
@@ -499,7 +460,7 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 
 			if (n > 0) {
 				pthread_mutex_lock(&lab_lock);
-				feed_lines(b, &b->console_buf, data, (size_t)n, console_cb);
+				sbuf_feed_lines(&b->console_buf, data, (size_t)n, console_cb, b);
 				pthread_mutex_unlock(&lab_lock);
 			} else if (n == 0 || errno != EINTR) {
 				close(b->console_fd);
@@ -516,7 +477,7 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 
 				if (n <= 0)
 					break;
-				feed_lines(b, &b->results_buf, data, (size_t)n, results_cb);
+				sbuf_feed_lines(&b->results_buf, data, (size_t)n, results_cb, b);
 			}
 			pthread_mutex_unlock(&lab_lock);
 			return b->done ? BOOT_DONE : BOOT_EXITED;
@@ -648,7 +609,7 @@ static bool boot_once(const struct lab_opts *o, const struct suite *s,
 	}
 	b.started = now_ms();
 	b.last_record = b.started;
-	b.pid = spawn(argv, &b.console_fd, err_path);
+	b.pid = start_qemu(argv, &b.console_fd, err_path);
 	argv_free(argv);
 	if (b.pid < 0) {
 		why = xasprintf("cannot start %s: %s", o->qemu, strerror(errno));
@@ -828,7 +789,7 @@ int lab_smoke(const struct lab_opts *o, int timeout_s)
 	struct sbuf out = { 0 };
 	char data[4096];
 	int fd, status = 0, ok;
-	pid_t pid = spawn(argv, &fd, "/dev/null");
+	pid_t pid = start_qemu(argv, &fd, "/dev/null");
 
 	argv_free(argv);
 	if (pid < 0)

@@ -26,7 +26,11 @@
 	X(test_exit_code_contract)					\
 	X(test_failed_suite_fails_the_run)				\
 	X(test_reports_name_the_failing_step)				\
-	X(test_machine_reports_escape_what_they_quote)
+	X(test_machine_reports_escape_what_they_quote)			\
+	X(test_spawn_captures_stdout_stderr_and_status)			\
+	X(test_spawn_of_a_missing_program_exits_127_saying_why)		\
+	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
+	X(test_lines_are_split_across_reads_without_cr)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },
