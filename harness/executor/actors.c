@@ -14,6 +14,7 @@
 #include "executor.h"
 #include "common/spawn.h"
 #include "common/util.h"
+#include "common/verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -314,10 +315,10 @@ static void ip_step(const struct scn_step *st, struct outcome *oc)
 	if (status < 0) {
 		oc->broken = true;
 		oc->err = errno;
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	} else if (ksft_code(status) == KSFT_NOT_STARTED) {
 		oc->broken = true;
 		oc->err = -1;
-	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	} else if (ksft_code(status)) {
 		oc->err = errno_from_text(oc->detail);
 	}
 }
@@ -381,9 +382,9 @@ static void probe_step(const struct scn_step *st, struct outcome *oc)
 			len += (size_t)snprintf(oc->detail + len, sizeof(oc->detail) - len,
 						"%s%s", len ? "\n" : "", line);
 	sbuf_free(&out);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 127)
+	if (ksft_result(ksft_code(status)) == TL_ERROR)
 		oc->broken = true;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (ksft_code(status) != KSFT_PASS)
 		oc->err = -1;
 }
 

@@ -11,6 +11,7 @@
 #include "common/proto.h"
 #include "common/spawn.h"
 #include "common/util.h"
+#include "common/verdict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -335,8 +336,8 @@ static bool decisions_met(const struct scn_step *st, char *records, struct sbuf 
 	return ok;
 }
 
-static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR, STEP_SKIP } run_step(struct exec_ctx *x,
-	const struct scenario *sc, int step, struct sbuf *msg)
+static enum tl_result run_step(struct exec_ctx *x, const struct scenario *sc, int step,
+			       struct sbuf *msg)
 {
 	const struct scn_step *st = &sc->steps[step];
 	long long pos = st->check_decisions ? tg_position() : -1;
@@ -379,8 +380,8 @@ static enum tl_step { STEP_PASS, STEP_FAIL, STEP_ERROR, STEP_SKIP } run_step(str
 	}
 	sbuf_free(&seen);
 	if (oc.broken)
-		return STEP_ERROR;
-	return ok && dec_ok ? STEP_PASS : STEP_FAIL;
+		return TL_ERROR;
+	return ok && dec_ok ? TL_PASS : TL_FAIL;
 }
 
 static void emit_step(struct exec_ctx *x, int step, const char *res, double ms,
@@ -456,13 +457,12 @@ static void group_end(struct exec_ctx *x, struct group_ctx *g, const struct tg_s
  * One scenario's steps, in the context of its group. Returns the worst
  * step; the end record waits for the group's teardown when @last.
  */
-static enum tl_step run_scenario_steps(struct exec_ctx *x, const struct scenario *sc,
+static enum tl_result run_scenario_steps(struct exec_ctx *x, const struct scenario *sc,
 				       unsigned int have, const struct tg_state *tg,
 				       struct group_ctx *g, struct sbuf *why)
 {
-	static const char *const names[] = { "pass", "fail", "error" };
 	unsigned int missing = sc->requires & ~have;
-	enum tl_step worst = STEP_PASS;
+	enum tl_result worst = TL_PASS;
 	char idx[16];
 
 	snprintf(idx, sizeof(idx), "%d", x->idx);
@@ -473,20 +473,20 @@ static enum tl_step run_scenario_steps(struct exec_ctx *x, const struct scenario
 			if (missing & bit)
 				sbuf_printf(why, " %s", scn_feature_name(bit));
 		sbuf_puts(why, ": not available in L1");
-		return STEP_SKIP;
+		return TL_SKIP;
 	}
 	if (sc->policy || sc->mode || tg->force_mode || uses_tunguard_steps(sc))
 		g->tunguard_changed = true;
 	if ((sc->policy || sc->mode || tg->force_mode) &&
 	    tg_apply(sc->policy, tg->force_mode ? tg->force_mode : sc->mode, why) < 0)
-		return STEP_ERROR;
-	for (int i = 0; i < sc->nsteps && worst == STEP_PASS; i++) {
+		return TL_ERROR;
+	for (int i = 0; i < sc->nsteps && worst == TL_PASS; i++) {
 		struct sbuf msg = { 0 };
 		double ts = now_ms();
 
 		sbuf_puts(&msg, "");
 		worst = run_step(x, sc, i, &msg);
-		emit_step(x, i, names[worst], now_ms() - ts, msg.buf);
+		emit_step(x, i, tl_result_name(worst), now_ms() - ts, msg.buf);
 		sbuf_free(&msg);
 	}
 	return worst;
@@ -507,7 +507,6 @@ struct plan_item {
 static bool run_group(struct exec_ctx *x, struct plan_item *items, int n, unsigned int have,
 		      const struct tg_state *tg)
 {
-	static const char *const names[] = { "pass", "fail", "error", "skip" };
 	struct group_ctx g;
 	bool all = true, broken = false;
 
@@ -515,7 +514,7 @@ static bool run_group(struct exec_ctx *x, struct plan_item *items, int n, unsign
 	for (int k = 0; k < n; k++) {
 		struct sbuf why = { 0 };
 		double t0 = now_ms();
-		enum tl_step r;
+		enum tl_result r;
 		char idx[16];
 
 		x->idx = items[k].idx;
@@ -524,7 +523,7 @@ static bool run_group(struct exec_ctx *x, struct plan_item *items, int n, unsign
 			snprintf(idx, sizeof(idx), "%d", x->idx);
 			proto_emit(x->out, "begin", 1, idx);
 			sbuf_puts(&why, "not run: the scenario it continues did not pass");
-			r = STEP_ERROR;
+			r = TL_ERROR;
 		} else {
 			r = run_scenario_steps(x, items[k].sc, have, tg, &g, &why);
 		}
@@ -532,14 +531,14 @@ static bool run_group(struct exec_ctx *x, struct plan_item *items, int n, unsign
 			size_t before = why.len;
 
 			group_end(x, &g, tg, &why);
-			if (why.len > before && r == STEP_PASS) {
-				r = STEP_ERROR;
+			if (why.len > before && r == TL_PASS) {
+				r = TL_ERROR;
 				sbuf_puts(&why, " after the scenario");
 			}
 		}
-		emit_end(x, names[r], now_ms() - t0, why.buf);
+		emit_end(x, tl_result_name(r), now_ms() - t0, why.buf);
 		sbuf_free(&why);
-		if (r != STEP_PASS && r != STEP_SKIP) {
+		if (r != TL_PASS && r != TL_SKIP) {
 			all = false;
 			broken = true;
 		}
@@ -744,7 +743,7 @@ static void run_ktap_program(struct exec_ctx *x, const char *name, char **args, 
 	pid = spawn(&sp, &fd);
 	if (pid < 0) {
 		proto_emit(x->out, "ktap", 2, name, "# cannot start the program");
-		emit_suite_end(x, name, 127, 0);
+		emit_suite_end(x, name, KSFT_NOT_STARTED, 0);
 		free(argv);
 		free(path);
 		return;
@@ -755,8 +754,7 @@ static void run_ktap_program(struct exec_ctx *x, const char *name, char **args, 
 		forward_line(&f, buf.buf);
 	close(fd);
 	waitpid(pid, &status, 0);
-	emit_suite_end(x, name, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-		       now_ms() - t0);
+	emit_suite_end(x, name, ksft_code(status), now_ms() - t0);
 	sbuf_free(&buf);
 	free(argv);
 	free(path);

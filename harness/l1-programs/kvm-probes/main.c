@@ -14,6 +14,7 @@
 
 #include "probes.h"
 #include "vm.h"
+#include "common/verdict.h"
 
 static const struct probe {
 	const char *name;
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
-			return 0;
+			return KSFT_PASS;
 		}
 		for (p = 0; p < ARRAY_SIZE(probes); p++)
 			if (!strcmp(argv[i], probes[p].name))
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 		if (p == ARRAY_SIZE(probes)) {
 			printf("# kvm-probes: unknown option or probe '%s'\n", argv[i]);
 			usage(stdout);
-			return 2;
+			return KSFT_BROKEN;
 		}
 		selected[p] = any_selected = true;
 	}
@@ -103,8 +104,8 @@ int main(int argc, char **argv)
 	printf("# kvm-probes: %d probes, %d failed, %d broken, %d skipped\n", n_run, n_fail,
 	       n_broken, n_skip);
 	if (n_broken)
-		return 2;
+		return KSFT_BROKEN;
 	if (n_fail)
-		return 1;
-	return n_skip == n_run ? 4 : 0;
+		return KSFT_FAIL;
+	return n_skip == n_run ? KSFT_SKIP : KSFT_PASS;
 }

@@ -37,6 +37,7 @@
 #include <linux/if_tun.h>
 
 #include "common/ktap.h"
+#include "common/verdict.h"
 
 #define TG_DIR		"/sys/kernel/security/tunguard"
 #define TG_POLICY	TG_DIR "/policy"
@@ -45,10 +46,6 @@
 #define TG_STATS	TG_DIR "/stats"
 #define TUN_PATH	"/dev/net/tun"
 #define TG_POLICY_MAX	(64 * 1024)
-
-#define KSFT_PASS	0
-#define KSFT_FAIL	1
-#define KSFT_SKIP	4
 
 #define USER_A		1000	/* unprivileged ids the tests act as */
 #define USER_B		1001

@@ -5,25 +5,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const names[] = {
-	[TL_NOTRUN] = "notrun", [TL_PASS] = "pass", [TL_FAIL] = "fail",
-	[TL_SKIP] = "skip", [TL_ERROR] = "error", [TL_TIMEOUT] = "timeout",
-	[TL_CRASH] = "crash",
-};
-
-const char *tl_result_name(enum tl_result r)
-{
-	return names[r];
-}
-
-enum tl_result tl_result_from_name(const char *s)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(names[i], s))
-			return (enum tl_result)i;
-	return TL_ERROR;
-}
-
 void run_init(struct run_result *r, const struct scenario *const *plan, int n)
 {
 	memset(r, 0, sizeof(*r));
@@ -130,17 +111,18 @@ void suite_result_judge(struct suite_result *s)
 	}
 	free(s->reason);
 	s->reason = NULL;
-	if (s->status != -1 && s->status != 0 && s->status != 1 && s->status != 4) {
+	/* -1: KUnit, which has no exit status; its lines decide */
+	if (s->status != -1 && ksft_result(s->status) == TL_ERROR) {
 		s->result = TL_ERROR;
 		s->reason = xasprintf("exited with status %d", s->status);
-	} else if (s->status == 1 || s->n_notok) {
+	} else if (s->status == KSFT_FAIL || s->n_notok) {
 		s->result = TL_FAIL;
 		s->reason = xasprintf("%d of %d top-level tests failed", s->n_notok,
 				      s->n_ok + s->n_notok + s->n_skip);
 	} else if (top < 0) {
 		s->result = TL_ERROR;
 		s->reason = xstrdup("no KTAP result lines");
-	} else if (s->status == 4 || !s->n_ok) {
+	} else if (s->status == KSFT_SKIP || !s->n_ok) {
 		s->result = TL_SKIP;
 	} else {
 		s->result = TL_PASS;

@@ -10,16 +10,7 @@
 
 #include "common/scenario.h"
 #include "common/util.h"
-
-enum tl_result {
-	TL_NOTRUN,	/* never started: an earlier failure stopped it */
-	TL_PASS,
-	TL_FAIL,	/* a step did not do what the scenario expects */
-	TL_SKIP,	/* a requirement is missing here */
-	TL_ERROR,	/* broken setup: the lab could not run the step */
-	TL_TIMEOUT,	/* killed at a timeout */
-	TL_CRASH,	/* the L1 kernel reported a panic/Oops/BUG/WARNING */
-};
+#include "common/verdict.h"
 
 struct step_result {
 	enum tl_result result;
@@ -89,9 +80,6 @@ struct run_result {
 	char *infra_error;	/* e.g. QEMU did not start, L1 hung at boot */
 	enum tl_result infra_result;
 };
-
-const char *tl_result_name(enum tl_result r);
-enum tl_result tl_result_from_name(const char *s);
 
 void run_init(struct run_result *r, const struct scenario *const *plan, int n);
 void run_free(struct run_result *r);
