@@ -12,6 +12,7 @@
  * travels with either as SCM_RIGHTS.
  */
 #include "executor.h"
+#include "common/caps.h"
 #include "common/spawn.h"
 #include "common/util.h"
 #include "common/verdict.h"
@@ -31,7 +32,6 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,15 +82,6 @@ int errno_from_text(const char *text)
 
 /* --- becoming the actor ------------------------------------------------- */
 
-static int keep_only_net_admin(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2] = { { 0 } };
-
-	d[0].effective = d[0].permitted = 1u << CAP_NET_ADMIN;
-	return (int)syscall(SYS_capset, &h, d);
-}
-
 /*
  * Namespaces first (a new netns needs CAP_SYS_ADMIN, which root still
  * has), then ids, then what capability the scenario grants; a user
@@ -115,7 +106,7 @@ int become_actor(const struct scn_actor *a, char *why, size_t size)
 				 (unsigned int)a->gid, strerror(errno));
 			return -1;
 		}
-		if (a->net_admin && keep_only_net_admin() < 0) {
+		if (a->net_admin && caps_keep_only(CAP_BIT(CAP_NET_ADMIN), true) < 0) {
 			snprintf(why, size, "capset(CAP_NET_ADMIN): %s", strerror(errno));
 			return -1;
 		}

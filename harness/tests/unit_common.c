@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* common/: spawning programs, splitting lines. */
+/* common/: spawning programs, splitting lines, capabilities. */
 #include "check.h"
+#include "common/caps.h"
 #include "common/spawn.h"
 #include "common/util.h"
 
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,4 +75,35 @@ void test_lines_are_split_across_reads_without_cr(void)
 	CHECK_STR(buf.buf, "thr");
 	sbuf_free(&buf);
 	sbuf_free(&seen);
+}
+
+static unsigned long long cap_field(const char *name)
+{
+	char *status = read_file("/proc/self/status", NULL), *p;
+	unsigned long long v = ~0ULL;
+
+	p = status ? strstr(status, name) : NULL;
+	if (p)
+		v = strtoull(p + strlen(name), NULL, 16);
+	free(status);
+	return v;
+}
+
+void test_caps_keep_only_what_is_asked(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* in a child: the test process keeps its own capabilities */
+		unsigned long long prm = cap_field("CapPrm:"), keep = CAP_BIT(CAP_NET_ADMIN);
+
+		if (caps_keep_only(keep, true) < 0)
+			_exit(2);
+		_exit(cap_field("CapPrm:") == (prm & keep) && cap_field("CapEff:") == (prm & keep) &&
+		      cap_field("CapInh:") == 0 ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status));
+	CHECK_INT(WEXITSTATUS(status), 0);
 }

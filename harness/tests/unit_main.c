@@ -30,7 +30,8 @@
 	X(test_spawn_captures_stdout_stderr_and_status)			\
 	X(test_spawn_of_a_missing_program_exits_127_saying_why)		\
 	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
-	X(test_lines_are_split_across_reads_without_cr)
+	X(test_lines_are_split_across_reads_without_cr)		\
+	X(test_caps_keep_only_what_is_asked)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +35,7 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
+#include "common/caps.h"
 #include "common/ktap.h"
 #include "common/verdict.h"
 
@@ -656,24 +656,6 @@ static void test_bad_policy_keeps_old(void)
 	}
 }
 
-/* Drop CAP_MAC_ADMIN from all sets of this process. */
-static int drop_cap_mac_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_TO_INDEX(CAP_MAC_ADMIN)].effective &= ~CAP_TO_MASK(CAP_MAC_ADMIN);
-	data[CAP_TO_INDEX(CAP_MAC_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_MAC_ADMIN);
-	data[CAP_TO_INDEX(CAP_MAC_ADMIN)].inheritable &= ~CAP_TO_MASK(CAP_MAC_ADMIN);
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
 static void test_write_needs_cap_mac_admin(void)
 {
 	static const char good[] = "deny create\ndefault allow\n";
@@ -687,7 +669,7 @@ static void test_write_needs_cap_mac_admin(void)
 	pid = fork();
 	ASSERT(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		err = drop_cap_mac_admin();
+		err = caps_keep_only(~CAP_BIT(CAP_MAC_ADMIN), false) ? -errno : 0;
 		ASSERT_OK(err, "capset(drop CAP_MAC_ADMIN)");
 		EXPECT_ERR(policy_load("default allow\n"), -EPERM,
 			   "write(policy) without CAP_MAC_ADMIN");
