@@ -7,6 +7,7 @@
  * one run shows all of them.
  */
 #include "scenario.h"
+#include "errnames.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -94,41 +95,6 @@ static int tokenize(const char *line, struct token *tok, int max, int *overflow_
 		n++;
 	}
 	return n;
-}
-
-static const struct {
-	const char *name;
-	int err;
-} errno_names[] = {
-	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ESRCH", ESRCH },
-	{ "EINTR", EINTR }, { "EIO", EIO }, { "ENXIO", ENXIO },
-	{ "E2BIG", E2BIG }, { "EBADF", EBADF }, { "EAGAIN", EAGAIN },
-	{ "ENOMEM", ENOMEM }, { "EACCES", EACCES }, { "EFAULT", EFAULT },
-	{ "EBUSY", EBUSY }, { "EEXIST", EEXIST }, { "ENODEV", ENODEV },
-	{ "ENOTDIR", ENOTDIR }, { "EINVAL", EINVAL }, { "ENFILE", ENFILE },
-	{ "EMFILE", EMFILE }, { "ENOTTY", ENOTTY }, { "EFBIG", EFBIG },
-	{ "ENOSPC", ENOSPC }, { "ERANGE", ERANGE }, { "ENOSYS", ENOSYS },
-	{ "EOPNOTSUPP", EOPNOTSUPP }, { "EADDRINUSE", EADDRINUSE },
-	{ "ENETDOWN", ENETDOWN }, { "ENETUNREACH", ENETUNREACH },
-	{ "ETIMEDOUT", ETIMEDOUT }, { "ECONNREFUSED", ECONNREFUSED },
-	{ "EHOSTUNREACH", EHOSTUNREACH }, { "EBADFD", EBADFD },
-	{ "ENOTSUP", ENOTSUP }, { "EUNATCH", EUNATCH },
-};
-
-int scn_errno_from_name(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(errno_names); i++)
-		if (!strcmp(errno_names[i].name, name))
-			return errno_names[i].err;
-	return -1;
-}
-
-const char *scn_errno_name(int err)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(errno_names); i++)
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	return NULL;
 }
 
 static const char *const action_names[] = {
@@ -861,7 +827,7 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 			char *name = tok_dup(e);
 
 			st.expect = SCN_EXPECT_ERRNO;
-			st.expect_errno = scn_errno_from_name(name);
+			st.expect_errno = errno_from_name(name);
 			if (st.expect_errno < 0)
 				diag(p, e->col, "unknown expectation '%s': expected 'ok', 'fail' or an errno name such as EPERM",
 				     name);

@@ -146,10 +146,6 @@ const char *scn_action_name(enum scn_action a);
 const char *scn_feature_name(unsigned int bit);
 bool scn_has_tag(const struct scenario *s, const char *tag);
 
-/* errno <-> symbolic name ("EPERM"); -1 / NULL when unknown. */
-int scn_errno_from_name(const char *name);
-const char *scn_errno_name(int err);
-
 /* Value of "key=value" among @argv, or NULL. */
 const char *scn_arg(const struct scn_step *st, const char *key);
 bool scn_flag(const struct scn_step *st, const char *word);

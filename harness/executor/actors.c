@@ -13,6 +13,7 @@
  */
 #include "executor.h"
 #include "common/caps.h"
+#include "common/errnames.h"
 #include "common/spawn.h"
 #include "common/util.h"
 #include "common/verdict.h"
@@ -65,19 +66,6 @@ void outcome_set(struct outcome *oc, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(oc->what, sizeof(oc->what), fmt, ap);
 	va_end(ap);
-}
-
-int errno_from_text(const char *text)
-{
-	static const int candidates[] = {
-		EPERM, EACCES, EBUSY, EINVAL, ENODEV, ENOENT, EEXIST, EBADF,
-		ENOTTY, EOPNOTSUPP, ENOMEM, EIO, ENXIO, E2BIG, EFBIG, ENOSPC,
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
-		if (strstr(text, strerror(candidates[i])))
-			return candidates[i];
-	return -1;
 }
 
 /* --- becoming the actor ------------------------------------------------- */
@@ -310,7 +298,7 @@ static void ip_step(const struct scn_step *st, struct outcome *oc)
 		oc->broken = true;
 		oc->err = -1;
 	} else if (ksft_code(status)) {
-		oc->err = errno_from_text(oc->detail);
+		oc->err = errno_from_message(oc->detail);
 	}
 }
 

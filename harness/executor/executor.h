@@ -81,7 +81,4 @@ void vms_teardown(struct exec_ctx *x);
  */
 int run_captured(const char *path, char **argv, struct sbuf *out);
 
-/* Map a tool's message ("...: Operation not permitted") to its errno. */
-int errno_from_text(const char *text);
-
 #endif

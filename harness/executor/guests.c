@@ -7,6 +7,7 @@
  * on "poweroff". The guest's console goes to a file, forwarded to L0.
  */
 #include "executor.h"
+#include "common/errnames.h"
 #include "common/proto.h"
 #include "common/spawn.h"
 #include "common/util.h"
@@ -368,7 +369,7 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 qemu_died:
 	vm->pid = 0;
 	read_tail(errlog, oc->detail, sizeof(oc->detail));
-	outcome_set(oc, errno_from_text(oc->detail), "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
+	outcome_set(oc, errno_from_message(oc->detail), "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
 		    name, WIFEXITED(status) ? "status" : "signal",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	return;

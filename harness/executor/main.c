@@ -8,6 +8,7 @@
  */
 #include "executor.h"
 #include "common/cpuinfo.h"
+#include "common/errnames.h"
 #include "common/proto.h"
 #include "common/spawn.h"
 #include "common/util.h"
@@ -183,7 +184,7 @@ static const char *err_text(int err, char *buf, size_t size)
 		return "succeeded";
 	if (err < 0)
 		return "failed";
-	name = scn_errno_name(err);
+	name = errno_name(err);
 	snprintf(buf, size, "%s (%s)", strerror(err), name ? name : "?");
 	return buf;
 }
@@ -200,7 +201,7 @@ static void describe(const struct scn_step *st, const struct outcome *oc, bool o
 	sbuf_printf(msg, "%s: %s; expected %s", oc->what, err_text(oc->err, got, sizeof(got)),
 		    st->expect == SCN_EXPECT_OK ? "ok" :
 		    st->expect == SCN_EXPECT_FAIL ? "a failure" :
-		    scn_errno_name(st->expect_errno));
+		    errno_name(st->expect_errno));
 	if (oc->detail[0])
 		sbuf_printf(msg, "\n%s", oc->detail);
 }

@@ -11,6 +11,7 @@
 	X(test_parse_unreadable_file)					\
 	X(test_parse_policy_mode_and_decisions)				\
 	X(test_errno_names_round_trip)					\
+	X(test_every_errno_can_be_expected)				\
 	X(test_malformed_corpus)					\
 	X(test_qemu_argv_tcg_has_no_nic_no_reboot_and_panics_out)	\
 	X(test_qemu_argv_kvm_uses_host_cpu_and_smoke_flag)		\

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The scenario parser: what valid files mean, and where each bad one breaks. */
 #include "check.h"
+#include "common/errnames.h"
 #include "common/scenario.h"
 #include "common/util.h"
 
@@ -169,11 +170,42 @@ void test_parse_policy_mode_and_decisions(void)
 
 void test_errno_names_round_trip(void)
 {
-	CHECK_INT(scn_errno_from_name("EPERM"), EPERM);
-	CHECK_INT(scn_errno_from_name("EBUSY"), EBUSY);
-	CHECK_INT(scn_errno_from_name("eperm"), -1);
-	CHECK_STR(scn_errno_name(EINVAL), "EINVAL");
-	CHECK(!scn_errno_name(0));
+	CHECK_INT(errno_from_name("EPERM"), EPERM);
+	CHECK_INT(errno_from_name("EBUSY"), EBUSY);
+	CHECK_INT(errno_from_name("eperm"), -1);
+	CHECK_STR(errno_name(EINVAL), "EINVAL");
+	CHECK(!errno_name(0));
+	CHECK(!errno_name(4000));
+	/* a tool's message names its errno; the longer of two matches wins */
+	CHECK_INT(errno_from_message("ioctl(TUNSETIFF): Device or resource busy"), EBUSY);
+	CHECK_INT(errno_from_message("open /dev/x: No such device or address"), ENXIO);
+	CHECK_INT(errno_from_message("open /dev/x: No such device"), ENODEV);
+	CHECK_INT(errno_from_message("all is well"), -1);
+}
+
+/* Any errno the C library can name, not only a list of common ones. */
+void test_every_errno_can_be_expected(void)
+{
+	struct scn_diags d;
+	struct scn_file f;
+
+	CHECK_INT(parse("scenario s\nlink lo => ENOTCONN\nlink lo => EHWPOISON\n"
+			"link lo => ENOTSUP\n", &f, &d), 0);
+	CHECK_INT(d.n, 0);
+	CHECK_INT(f.scenarios[0].nsteps, 3);
+	if (f.scenarios[0].nsteps == 3) {
+		CHECK_INT(f.scenarios[0].steps[0].expect_errno, ENOTCONN);
+		CHECK_INT(f.scenarios[0].steps[1].expect_errno, EHWPOISON);
+		CHECK_INT(f.scenarios[0].steps[2].expect_errno, ENOTSUP);
+	}
+	scn_file_free(&f);
+	scn_diags_free(&d);
+	for (int e = 1; e < 4096; e++) {
+		const char *name = strerrorname_np(e);
+
+		if (name && errno_from_name(name) != e)
+			check_fail(__FILE__, __LINE__, "%s does not name errno %d", name, e);
+	}
 }
 
 /*

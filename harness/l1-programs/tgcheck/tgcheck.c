@@ -36,6 +36,7 @@
 #include <linux/if_tun.h>
 
 #include "common/caps.h"
+#include "common/errnames.h"
 #include "common/ktap.h"
 #include "common/verdict.h"
 
@@ -134,25 +135,14 @@ static void t_fail_at(int line, const char *fmt, ...)
 /* "EACCES (Permission denied)" for -EACCES, "success" for 0. */
 static const char *errname(int err)
 {
-	static const struct {
-		int err;
-		const char *name;
-	} names[] = {
-		{ EPERM, "EPERM" }, { EACCES, "EACCES" }, { EINVAL, "EINVAL" },
-		{ EFBIG, "EFBIG" }, { EBUSY, "EBUSY" }, { ENOENT, "ENOENT" },
-	};
 	static char buf[4][96];
 	static int next;
-	const char *name = "E?";
+	const char *name = errno_name(-err);
 	char *out = buf[next++ % 4];
-	size_t i;
 
 	if (!err)
 		return "success";
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].err == -err)
-			name = names[i].name;
-	snprintf(out, sizeof(buf[0]), "%s (%s)", name, strerror(-err));
+	snprintf(out, sizeof(buf[0]), "%s (%s)", name ? name : "E?", strerror(-err));
 	return out;
 }
 
