@@ -8,7 +8,8 @@ tmp=$(mktemp -d /tmp/tunlab-scripttest.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 tests=(layout_check_accepts_includes_that_go_one_way
 	layout_check_names_a_wrong_way_include
-	layout_check_needs_a_readme_per_folder)
+	layout_check_needs_a_readme_per_folder
+	l1_init_step_failure_reaches_its_fallback)
 passed=0 failed=0 n=0
 
 # A tree of three folders: b and c may include a, a nothing.
@@ -52,6 +53,23 @@ layout_check_needs_a_readme_per_folder() {
 	out=$(harness/tests/check-layout.sh "$t" 2>&1) &&
 		{ echo "    # d/ has no README, yet the check passed"; return 1; }
 	[[ $out == *"$t/d/w.c: in no folder with a README.md"* ]] ||
+		{ echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+l1_init_step_failure_reaches_its_fallback() {
+	# L1's init runs `step find_results_port || power_off`: a failed step
+	# must say so and fail, or L1 waits out the runner's boot timeout.
+	# The step() of the real init, run by busybox's sh as in L1.
+	local fn out
+	fn=$(awk '/^step\(\) \{$/,/^\}$/' guest-image/l1/init)
+	[ -n "$fn" ] || { echo "    # no step() in guest-image/l1/init"; return 1; }
+	out=$(busybox sh -c "$fn
+		fails() { return 3; }
+		works() { :; }
+		step works || echo 'fallback after works'
+		step fails || echo \"fallback after fails (\$?)\"" 2>&1)
+	[[ $out == *"tunlab-init: step fails failed (status 3)"* &&
+	   $out == *"fallback after fails (3)"* && $out != *"fallback after works"* ]] ||
 		{ echo "$out" | sed 's/^/    # /'; return 1; }
 }
 
