@@ -32,7 +32,9 @@
 	X(test_spawn_of_a_missing_program_exits_127_saying_why)		\
 	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
 	X(test_lines_are_split_across_reads_without_cr)		\
-	X(test_caps_keep_only_what_is_asked)
+	X(test_caps_keep_only_what_is_asked)				\
+	X(test_timed_out_test_leaves_no_process_behind)			\
+	X(test_isolated_test_status_is_its_return_value)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },

@@ -2,9 +2,10 @@
 /*
  * tgcheck: check the tunguard LSM from inside the lab kernel.
  *
- * Run as root in L1.  Each test runs in its own child process with a
- * timeout; the fixture teardown (restore policy and mode, delete the tgc*
- * devices) runs in the parent after every test, whatever happened to it.
+ * Run as root in L1.  Each test runs in its own child process, leading its
+ * own process group, with a timeout; when it ends the group is killed and
+ * the fixture teardown (restore policy and mode, delete the tgc* devices)
+ * runs in the parent after every test, whatever happened to it.
  * Output is KTAP v1 on stdout; exit 0 when all passed, 1 when any failed,
  * 4 when all were skipped.
  *
@@ -39,6 +40,7 @@
 #include "common/errnames.h"
 #include "common/ktap.h"
 #include "common/verdict.h"
+#include "l1-programs/lib/isolate.h"
 
 #define TG_DIR		"/sys/kernel/security/tunguard"
 #define TG_POLICY	TG_DIR "/policy"
@@ -1102,22 +1104,21 @@ static const char *missing_requirement(void)
 	return NULL;
 }
 
+static int run_test_body(void *test)
+{
+	((const struct test *)test)->fn();
+	return t_result;
+}
+
 static int run_test(const struct test *t)
 {
-	int status;
-	pid_t pid;
+	int status = isolate_run(run_test_body, (void *)t, t->timeout);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return KSFT_FAIL;
-	if (pid == 0) {
-		alarm(t->timeout);
-		t->fn();
-		exit(t_result);
-	}
-	waitpid(pid, &status, 0);
 	teardown();
+	if (status < 0) {
+		diag("%s: fork: %s", t->name, strerror(errno));
+		return KSFT_FAIL;
+	}
 	if (WIFSIGNALED(status)) {
 		diag("%s: %s", t->name, WTERMSIG(status) == SIGALRM ?
 		     "timed out" : strsignal(WTERMSIG(status)));
