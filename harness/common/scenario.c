@@ -325,7 +325,7 @@ static bool valid_ifname(const struct token *t)
 	return !tok_is(t, ".") && !tok_is(t, "..");
 }
 
-static bool valid_vm_name(const struct token *t)
+static bool valid_guest_name(const struct token *t)
 {
 	if (!t->len || t->len > 15)
 		return false;
@@ -555,7 +555,7 @@ static void check_args(struct parser *p, enum scn_action act,
 	case SCN_L2_BOOT: {
 		bool have_net = false;
 
-		if (n < 1 || !valid_vm_name(&a[0])) {
+		if (n < 1 || !valid_guest_name(&a[0])) {
 			diag(p, n ? a[0].col : end_col,
 			     "l2 boot: expected a VM name ([a-z0-9_-], at most 15 characters)");
 			break;
@@ -629,7 +629,7 @@ static void check_args(struct parser *p, enum scn_action act,
 }
 
 /* l2 ping/stop must name a VM booted earlier in the same scenario. */
-static void check_vm_known(struct parser *p, const struct scenario *s,
+static void check_guest_known(struct parser *p, const struct scenario *s,
 			   const struct token *vm)
 {
 	for (;;) {
@@ -812,7 +812,7 @@ static void parse_step(struct parser *p, const char *line, struct token *t, int 
 	check_args(p, st.action, &t[argstart], arrow - argstart, t[arrow].col);
 	if ((st.action == SCN_L2_PING || st.action == SCN_L2_STOP) &&
 	    arrow > argstart)
-		check_vm_known(p, s, &t[argstart]);
+		check_guest_known(p, s, &t[argstart]);
 
 	if (arrow + 1 >= n) {
 		diag(p, t[arrow].col + 2, "expected 'ok', 'fail' or an errno name (EPERM, EBUSY, ...) after '=>'");

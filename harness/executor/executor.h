@@ -13,7 +13,7 @@
 #include "common/scenario.h"
 #include "common/util.h"
 
-#define EXEC_MAX_VMS 8
+#define EXEC_MAX_GUESTS 8
 #define IP_PATH "/sbin/ip"
 #define LAB_DIR "/lab"
 #define RUN_DIR "/run/tunlab"
@@ -28,9 +28,13 @@ struct outcome {
 	char detail[1024];	/* output worth showing: stderr, ping summary */
 };
 
-struct vm {
+/*
+ * A nested L2 guest: its QEMU under L1's KVM. (A "vm" is a bare KVM VM,
+ * as kvm-probes makes them.)
+ */
+struct guest {
 	char name[16];
-	pid_t pid;
+	pid_t pid;		/* its QEMU */
 	int ctl;		/* control socket to the guest's agent */
 	char dir[64];
 	bool used;
@@ -48,7 +52,7 @@ struct actor_proc {
 struct exec_ctx {
 	FILE *out;		/* results port */
 	int idx;		/* plan index of the running scenario */
-	struct vm vms[EXEC_MAX_VMS];
+	struct guest guests[EXEC_MAX_GUESTS];
 	struct actor_proc procs[EXEC_MAX_PROCS];
 	int step_timeout_s;
 	char *step_records;	/* decision records the last step produced, if checked */
@@ -73,7 +77,7 @@ int proc_fetch_fd(struct exec_ctx *x, const struct scenario *sc, const char *pro
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
 void act_l2_stop(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc);
 /* Stop every guest still running, forwarding its console to L0. */
-void vms_teardown(struct exec_ctx *x);
+void guests_teardown(struct exec_ctx *x);
 
 /*
  * Run @path with @argv, its stdout and stderr collected in @out. Returns

@@ -31,13 +31,13 @@
 #define L2_STOP_TIMEOUT_S 20
 #define L2_DEFAULT_IP "169.254.0.2/16"
 
-static const char *const vm_files[] = { "console.log", "qemu.stderr", "ctl.sock" };
+static const char *const guest_files[] = { "console.log", "qemu.stderr", "ctl.sock" };
 
-static struct vm *vm_find(struct exec_ctx *x, const char *name)
+static struct guest *guest_find(struct exec_ctx *x, const char *name)
 {
-	for (int i = 0; i < EXEC_MAX_VMS; i++)
-		if (x->vms[i].used && !strcmp(x->vms[i].name, name))
-			return &x->vms[i];
+	for (int i = 0; i < EXEC_MAX_GUESTS; i++)
+		if (x->guests[i].used && !strcmp(x->guests[i].name, name))
+			return &x->guests[i];
 	return NULL;
 }
 
@@ -55,9 +55,9 @@ static char *l2_cpu(void)
 	return cpu ? cpu : xstrdup("host,-xsave");
 }
 
-/* A locally administered MAC derived from the VM's name: guests on one
+/* A locally administered MAC derived from the guest's name: guests on one
  * bridge must not share QEMU's default address. */
-static const char *vm_mac(const char *name)
+static const char *guest_mac(const char *name)
 {
 	static char mac[18];
 	unsigned int h = 2166136261u;
@@ -101,7 +101,7 @@ static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 					scn_arg(st, "net"), vhost ? vhost : "on"));
 	argv_add(&b, "-device");
 	/* qboot loads the kernel itself: no option ROM needed */
-	argv_addf(&b, xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", vm_mac(st->argv[0])));
+	argv_addf(&b, xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", guest_mac(st->argv[0])));
 	return b.v;
 }
 
@@ -268,7 +268,7 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 {
 	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
 	int tapfd = -1;
-	struct vm *vm = NULL;
+	struct guest *guest = NULL;
 	char sock[128], errlog[128], line[256], **argv;
 	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
 	int status;
@@ -277,40 +277,40 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	outcome_set(oc, 0, "l2 boot %s (qemu -accel kvm, tap %s, vhost=%s)", name,
 		    fdspec ? fdspec : scn_arg(st, "net"),
 		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
-	if (vm_find(x, name)) {
+	if (guest_find(x, name)) {
 		outcome_set(oc, EEXIST, "l2 boot %s: already running", name);
 		return;
 	}
-	for (int i = 0; i < EXEC_MAX_VMS && !vm; i++)
-		if (!x->vms[i].used)
-			vm = &x->vms[i];
-	if (!vm) {
-		outcome_set(oc, EBUSY, "l2 boot %s: more than %d guests", name, EXEC_MAX_VMS);
+	for (int i = 0; i < EXEC_MAX_GUESTS && !guest; i++)
+		if (!x->guests[i].used)
+			guest = &x->guests[i];
+	if (!guest) {
+		outcome_set(oc, EBUSY, "l2 boot %s: more than %d guests", name, EXEC_MAX_GUESTS);
 		oc->broken = true;
 		return;
 	}
-	memset(vm, 0, sizeof(*vm));
-	snprintf(vm->name, sizeof(vm->name), "%s", name);
-	snprintf(vm->dir, sizeof(vm->dir), RUN_DIR "/%s", name);
-	vm->ctl = -1;
+	memset(guest, 0, sizeof(*guest));
+	snprintf(guest->name, sizeof(guest->name), "%s", name);
+	snprintf(guest->dir, sizeof(guest->dir), RUN_DIR "/%s", name);
+	guest->ctl = -1;
 	mkdir(RUN_DIR, 0755);
 	/* a fresh folder: an earlier guest of this name may have been another
 	 * user's, and its files would be unwritable for this one */
-	for (size_t i = 0; i < ARRAY_SIZE(vm_files); i++) {
-		char *f = xasprintf("%s/%s", vm->dir, vm_files[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(guest_files); i++) {
+		char *f = xasprintf("%s/%s", guest->dir, guest_files[i]);
 
 		unlink(f);
 		free(f);
 	}
-	rmdir(vm->dir);
-	mkdir(vm->dir, 0755);
-	if (!st->actor.root && chown(vm->dir, st->actor.uid, st->actor.gid) < 0) {
-		outcome_set(oc, errno, "chown %s", vm->dir);
+	rmdir(guest->dir);
+	mkdir(guest->dir, 0755);
+	if (!st->actor.root && chown(guest->dir, st->actor.uid, st->actor.gid) < 0) {
+		outcome_set(oc, errno, "chown %s", guest->dir);
 		oc->broken = true;
 		return;
 	}
-	snprintf(sock, sizeof(sock), "%s/ctl.sock", vm->dir);
-	snprintf(errlog, sizeof(errlog), "%s/qemu.stderr", vm->dir);
+	snprintf(sock, sizeof(sock), "%s/ctl.sock", guest->dir);
+	snprintf(errlog, sizeof(errlog), "%s/qemu.stderr", guest->dir);
 	unlink(sock);
 	if (fdspec) {
 		char proc[SCN_NAME_MAX];
@@ -320,8 +320,8 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 		if (tapfd < 0)
 			return;
 	}
-	argv = l2_argv(st, vm->dir, tapfd);
-	vm->pid = spawn(&(struct spawn){
+	argv = l2_argv(st, guest->dir, tapfd);
+	guest->pid = spawn(&(struct spawn){
 		.argv = argv, .out = SPAWN_NULL, .err = SPAWN_FILE, .err_file = errlog,
 		.err_truncate = true, .die_with_parent = true,
 		/* QEMU inherits the tap descriptor, as from libvirt */
@@ -331,30 +331,30 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	argv_free(argv);
 	if (tapfd >= 0)
 		close(tapfd);
-	if (vm->pid < 0) {
+	if (guest->pid < 0) {
 		outcome_set(oc, errno, "fork for l2 boot %s", name);
 		oc->broken = true;
 		return;
 	}
-	vm->used = true;
+	guest->used = true;
 
 	/* wait for QEMU's socket, then for the agent's "ready" */
-	while (vm->ctl < 0) {
-		if (waitpid(vm->pid, &status, WNOHANG) == vm->pid)
+	while (guest->ctl < 0) {
+		if (waitpid(guest->pid, &status, WNOHANG) == guest->pid)
 			goto qemu_died;
 		if (now_ms() > deadline)
 			goto timeout;
-		vm->ctl = connect_unix(sock);
-		if (vm->ctl < 0)
+		guest->ctl = connect_unix(sock);
+		if (guest->ctl < 0)
 			usleep(20 * 1000);
 	}
 	for (;;) {
-		int n = read_line(vm->ctl, line, sizeof(line), deadline);
+		int n = read_line(guest->ctl, line, sizeof(line), deadline);
 
 		if (n == -ETIMEDOUT)
 			goto timeout;
 		if (n < 0) {
-			waitpid(vm->pid, &status, 0);
+			waitpid(guest->pid, &status, 0);
 			goto qemu_died;
 		}
 		if (!strncmp(line, "ready", 5))
@@ -362,12 +362,12 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	}
 	snprintf(oc->detail, sizeof(oc->detail),
 		 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s", name,
-		 (now_ms() - t0) / 1000.0, line, count_eventfds(vm->pid),
-		 has_vhost_worker(vm->pid) ? "running" : "absent");
+		 (now_ms() - t0) / 1000.0, line, count_eventfds(guest->pid),
+		 has_vhost_worker(guest->pid) ? "running" : "absent");
 	return;
 
 qemu_died:
-	vm->pid = 0;
+	guest->pid = 0;
 	read_tail(errlog, oc->detail, sizeof(oc->detail));
 	outcome_set(oc, errno_from_message(oc->detail), "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
 		    name, WIFEXITED(status) ? "status" : "signal",
@@ -382,15 +382,15 @@ timeout:
  * The guest's own view: how many interrupts each virtio-net MSI-X vector
  * took ("virtio1-input.0 12"): what arrives through irqfd.
  */
-static void guest_net_irqs(struct vm *vm, struct sbuf *out)
+static void guest_net_irqs(struct guest *guest, struct sbuf *out)
 {
 	double deadline = now_ms() + 5000;
 	char line[512];
 	bool first = true;
 
-	if (write(vm->ctl, "interrupts\n", 11) != 11)
+	if (write(guest->ctl, "interrupts\n", 11) != 11)
 		return;
-	while (read_line(vm->ctl, line, sizeof(line), deadline) >= 0 && strncmp(line, "rc ", 3)) {
+	while (read_line(guest->ctl, line, sizeof(line), deadline) >= 0 && strncmp(line, "rc ", 3)) {
 		char *name = strrchr(line, ' '), *p = line;
 		unsigned long long total = 0;
 
@@ -413,7 +413,7 @@ static void guest_net_irqs(struct vm *vm, struct sbuf *out)
 
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
 {
-	struct vm *vm = vm_find(x, st->argv[0]);
+	struct guest *guest = guest_find(x, st->argv[0]);
 	const char *count = scn_arg(st, "count");
 	int cnt = count ? atoi(count) : 3;
 	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0;
@@ -423,24 +423,24 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 
 	memset(oc, 0, sizeof(*oc));
 	outcome_set(oc, 0, "l2 ping %s %s count=%d", st->argv[0], st->argv[1], cnt);
-	if (!vm || vm->ctl < 0) {
+	if (!guest || guest->ctl < 0) {
 		outcome_set(oc, ENODEV, "l2 ping: %s is not running", st->argv[0]);
 		return;
 	}
-	kvm_counters(vm->pid, &before);
+	kvm_counters(guest->pid, &before);
 	cmd = xasprintf("ping %s %d\n", st->argv[1], cnt);
-	if (write(vm->ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
-		outcome_set(oc, errno, "l2 ping: write to %s's agent", vm->name);
+	if (write(guest->ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+		outcome_set(oc, errno, "l2 ping: write to %s's agent", guest->name);
 		free(cmd);
 		return;
 	}
 	free(cmd);
 	sbuf_puts(&out, "");
 	for (;;) {
-		int n = read_line(vm->ctl, line, sizeof(line), deadline);
+		int n = read_line(guest->ctl, line, sizeof(line), deadline);
 
 		if (n < 0) {
-			outcome_set(oc, -n, "l2 ping: no answer from %s's agent", vm->name);
+			outcome_set(oc, -n, "l2 ping: no answer from %s's agent", guest->name);
 			break;
 		}
 		if (!strncmp(line, "rc ", 3)) {
@@ -453,8 +453,8 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		    strstr(line, "bad address") || strstr(line, "unreachable"))
 			sbuf_printf(&out, "%s%s", out.len ? "; " : "", line);
 	}
-	kvm_counters(vm->pid, &after);
-	guest_net_irqs(vm, &out);
+	kvm_counters(guest->pid, &after);
+	guest_net_irqs(guest, &out);
 	/* what the traffic cost in exits: virtio kicks through ioeventfd and
 	 * MSI-X through irqfd never reach QEMU as io/mmio exits */
 	if (before.found && after.found)
@@ -466,9 +466,9 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 	sbuf_free(&out);
 }
 
-static void forward_console(struct exec_ctx *x, struct vm *vm)
+static void forward_console(struct exec_ctx *x, struct guest *guest)
 {
-	char *path = xasprintf("%s/console.log", vm->dir);
+	char *path = xasprintf("%s/console.log", guest->dir);
 	char *text = read_file(path, NULL), *s, *nl;
 
 	for (s = text; s && *s; s = nl + 1) {
@@ -481,7 +481,7 @@ static void forward_console(struct exec_ctx *x, struct vm *vm)
 			char idx[16];
 
 			snprintf(idx, sizeof(idx), "%d", x->idx);
-			proto_emit(x->out, "log", 3, idx, vm->name, s);
+			proto_emit(x->out, "log", 3, idx, guest->name, s);
 		}
 		if (!nl)
 			break;
@@ -490,56 +490,56 @@ static void forward_console(struct exec_ctx *x, struct vm *vm)
 	free(path);
 }
 
-static int vm_stop(struct exec_ctx *x, struct vm *vm, char *why, size_t size)
+static int guest_stop(struct exec_ctx *x, struct guest *guest, char *why, size_t size)
 {
 	double deadline = now_ms() + L2_STOP_TIMEOUT_S * 1000.0;
 	int status, ret = 0;
 
-	if (vm->ctl >= 0 && write(vm->ctl, "poweroff\n", 9) != 9)
-		snprintf(why, size, "cannot reach %s's agent", vm->name);
-	while (vm->pid > 0) {
-		if (waitpid(vm->pid, &status, WNOHANG) == vm->pid) {
-			vm->pid = 0;
+	if (guest->ctl >= 0 && write(guest->ctl, "poweroff\n", 9) != 9)
+		snprintf(why, size, "cannot reach %s's agent", guest->name);
+	while (guest->pid > 0) {
+		if (waitpid(guest->pid, &status, WNOHANG) == guest->pid) {
+			guest->pid = 0;
 			break;
 		}
 		if (now_ms() > deadline) {
-			kill(vm->pid, SIGKILL);
-			waitpid(vm->pid, &status, 0);
-			vm->pid = 0;
+			kill(guest->pid, SIGKILL);
+			waitpid(guest->pid, &status, 0);
+			guest->pid = 0;
 			snprintf(why, size, "%s did not power off within %d s; killed",
-				 vm->name, L2_STOP_TIMEOUT_S);
+				 guest->name, L2_STOP_TIMEOUT_S);
 			ret = -1;
 			break;
 		}
 		usleep(20 * 1000);
 	}
-	if (vm->ctl >= 0)
-		close(vm->ctl);
-	vm->ctl = -1;
-	forward_console(x, vm);
-	vm->used = false;
+	if (guest->ctl >= 0)
+		close(guest->ctl);
+	guest->ctl = -1;
+	forward_console(x, guest);
+	guest->used = false;
 	return ret;
 }
 
 void act_l2_stop(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
 {
-	struct vm *vm = vm_find(x, st->argv[0]);
+	struct guest *guest = guest_find(x, st->argv[0]);
 
 	memset(oc, 0, sizeof(*oc));
 	outcome_set(oc, 0, "l2 stop %s", st->argv[0]);
-	if (!vm) {
+	if (!guest) {
 		outcome_set(oc, ENODEV, "l2 stop: %s is not running", st->argv[0]);
 		return;
 	}
-	if (vm_stop(x, vm, oc->detail, sizeof(oc->detail)))
+	if (guest_stop(x, guest, oc->detail, sizeof(oc->detail)))
 		oc->err = ETIMEDOUT;
 }
 
-void vms_teardown(struct exec_ctx *x)
+void guests_teardown(struct exec_ctx *x)
 {
 	char why[256];
 
-	for (int i = 0; i < EXEC_MAX_VMS; i++)
-		if (x->vms[i].used)
-			vm_stop(x, &x->vms[i], why, sizeof(why));
+	for (int i = 0; i < EXEC_MAX_GUESTS; i++)
+		if (x->guests[i].used)
+			guest_stop(x, &x->guests[i], why, sizeof(why));
 }

@@ -437,7 +437,7 @@ static void group_end(struct exec_ctx *x, struct group_ctx *g, const struct tg_s
 {
 	struct linkset netns_now;
 
-	vms_teardown(x);
+	guests_teardown(x);
 	procs_teardown(x);
 	/* named network namespaces first: their devices go with them */
 	names_in("/run/netns", &netns_now);

@@ -33,7 +33,7 @@ void lab_interrupt(void)
 /* One L1 boot: its QEMU, its console and its results connection. */
 struct boot {
 	const struct lab_opts *o;
-	const struct suite *suite;
+	const struct plan *plan;
 	struct run_result *r;
 	pid_t pid;
 	int console_fd;
@@ -69,7 +69,7 @@ static void say(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int file_index(const struct suite *s, const struct scenario *sc)
+static int file_index(const struct plan *s, const struct scenario *sc)
 {
 	for (int i = 0; i < s->nfiles; i++)
 		if (sc >= s->files[i].scenarios &&
@@ -92,9 +92,9 @@ static int write_initrd(struct boot *b, const char *path)
 		return -1;
 	cpio_add_dir(&w, BUNDLE_DIR);
 	cpio_add_dir(&w, BUNDLE_DIR "/scn");
-	for (int i = 0; i < b->suite->nfiles; i++) {
+	for (int i = 0; i < b->plan->nfiles; i++) {
 		size_t flen;
-		char *text = read_file(b->suite->files[i].path, &flen);
+		char *text = read_file(b->plan->files[i].path, &flen);
 		char *name = xasprintf(BUNDLE_DIR "/scn/%d.scn", i);
 
 		if (!text) {
@@ -117,7 +117,7 @@ static int write_initrd(struct boot *b, const char *path)
 		if (b->lane_of[i] != b->lane || b->r->s[i].result != TL_NOTRUN)
 			continue;
 		sbuf_printf(&plan, "%d\t" BUNDLE_DIR "/scn/%d.scn\t%d\n", i,
-			    file_index(b->suite, sc), sc->index);
+			    file_index(b->plan, sc), sc->index);
 	}
 	cpio_add_file(&w, BUNDLE_PLAN, plan.buf, plan.len, 0644);
 	cpio_finish(&w);
@@ -536,12 +536,12 @@ static void set_infra(struct run_result *r, enum tl_result res, const char *why)
 }
 
 /* Returns true when another boot should take over the rest of the plan. */
-static bool boot_once(const struct lab_opts *o, const struct suite *s,
+static bool boot_once(const struct lab_opts *o, const struct plan *s,
 		      struct run_result *r, struct console_scan *l2_scans,
 		      double deadline, int attempt, int lane, int nlanes, const int *lane_of)
 {
 	struct boot b = {
-		.o = o, .suite = s, .r = r, .console_fd = -1, .listen_fd = -1,
+		.o = o, .plan = s, .r = r, .console_fd = -1, .listen_fd = -1,
 		.results_fd = -1, .inflight = -1, .run_deadline = deadline,
 		.lane = lane, .nlanes = nlanes, .lane_of = lane_of,
 		.l2_scans = l2_scans,
@@ -704,7 +704,7 @@ out:
 
 struct lane {
 	const struct lab_opts *o;
-	const struct suite *s;
+	const struct plan *s;
 	struct run_result *r;
 	struct console_scan *l2_scans;
 	double deadline;
@@ -731,7 +731,7 @@ static void *run_lane(void *arg)
 	return NULL;
 }
 
-void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result *r)
+void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *r)
 {
 	struct console_scan *l2_scans = xcalloc((size_t)r->n, sizeof(*l2_scans));
 	double t0 = now_ms();

@@ -33,7 +33,7 @@ struct lab_opts {
 	void *ctx;
 };
 
-void lab_run(const struct lab_opts *o, const struct suite *s, struct run_result *r);
+void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *r);
 /* 0 if L1 boots to its init under o->accel and powers off cleanly. */
 int lab_smoke(const struct lab_opts *o, int timeout_s);
 /* Ask a running lab_run() to stop (signal handlers). */

@@ -156,10 +156,10 @@ static int smoke(void *ctx)
 	return lab_smoke(&o, 30);
 }
 
-static void list_plan(const struct suite *s)
+static void list_plan(const struct plan *s)
 {
 	for (int i = 0; i < s->n; i++) {
-		const struct scenario *sc = s->plan[i];
+		const struct scenario *sc = s->scenarios[i];
 
 		printf("%s:%d\t%s", sc->file, sc->line, sc->title);
 		if (sc->ntags) {
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	struct scn_diags diags = { 0 };
 	struct accel_choice ac;
 	struct run_result r;
-	struct suite suite;
+	struct plan plan;
 	char *cpuinfo, *run_dir, *id, **paths;
 	struct sbuf append = { 0 }, ktap = { 0 };
 	bool no_scenarios = false, fail_fast = false, no_ktap = false, cpus_set = false;
@@ -279,63 +279,63 @@ int main(int argc, char **argv)
 	o.lab.cmdline_extra = append.buf;
 
 	/* every file is valid before anything boots */
-	if (suite_load(&suite, paths, npaths, &diags)) {
+	if (plan_load(&plan, paths, npaths, &diags)) {
 		scn_diags_print(&diags, stderr);
 		fprintf(stderr, "tunlab: %d problem%s in the scenario files; nothing was run\n",
 			diags.n, diags.n == 1 ? "" : "s");
 		scn_diags_free(&diags);
-		suite_free(&suite);
+		plan_free(&plan);
 		return TL_EXIT_USAGE;
 	}
 	if (no_scenarios)
-		suite.n = 0;
+		plan.n = 0;
 	if (ntags) {
 		int kept = 0;
 
-		for (int i = 0; i < suite.n; i++) {
+		for (int i = 0; i < plan.n; i++) {
 			bool any = false;
 
 			for (int t = 0; t < ntags && !any; t++)
-				any = scn_has_tag(suite.plan[i], tags[t]);
+				any = scn_has_tag(plan.scenarios[i], tags[t]);
 			if (any)
-				suite.plan[kept++] = suite.plan[i];
+				plan.scenarios[kept++] = plan.scenarios[i];
 		}
-		suite.n = kept;
+		plan.n = kept;
 		if (!kept) {
 			fprintf(stderr, "tunlab: no scenario has the tag%s given\n", ntags > 1 ? "s" : "");
 			free(tags);
-			suite_free(&suite);
+			plan_free(&plan);
 			return TL_EXIT_USAGE;
 		}
 	}
 	/* a scenario that continues another needs it right before it */
-	for (int i = 0; i < suite.n; i++) {
-		const struct scenario *sc = suite.plan[i], *prev = i ? suite.plan[i - 1] : NULL;
+	for (int i = 0; i < plan.n; i++) {
+		const struct scenario *sc = plan.scenarios[i], *prev = i ? plan.scenarios[i - 1] : NULL;
 
 		if (sc->continues && (!prev || strcmp(prev->file, sc->file) ||
 				      prev->index != sc->index - 1)) {
 			fprintf(stderr, "%s:%d: error: scenario '%s' continues the one before it in its file, which this selection leaves out\n",
 				sc->file, sc->line, sc->title);
-			suite_free(&suite);
+			plan_free(&plan);
 			free(tags);
 			return TL_EXIT_USAGE;
 		}
 	}
 	if (o.list || o.check) {
 		if (o.list)
-			list_plan(&suite);
+			list_plan(&plan);
 		else
 			printf("tunlab: %d scenario file%s, %d scenario%s: valid\n",
-			       suite.nfiles, suite.nfiles == 1 ? "" : "s", suite.n,
-			       suite.n == 1 ? "" : "s");
-		suite_free(&suite);
+			       plan.nfiles, plan.nfiles == 1 ? "" : "s", plan.n,
+			       plan.n == 1 ? "" : "s");
+		plan_free(&plan);
 		return TL_EXIT_PASS;
 	}
 	if (access(o.lab.kernel, R_OK) || access(o.lab.initrd, R_OK)) {
 		fprintf(stderr, "tunlab: %s: %s (build it with `make kernel images`)\n",
 			access(o.lab.kernel, R_OK) ? o.lab.kernel : o.lab.initrd,
 			strerror(errno));
-		suite_free(&suite);
+		plan_free(&plan);
 		return TL_EXIT_SETUP;
 	}
 
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 	if (accel_choose(getenv("ACCEL"), cpuinfo, smoke, &o.lab, &ac) < 0) {
 		fprintf(stderr, "tunlab: %s\n", ac.reason);
 		free(cpuinfo);
-		suite_free(&suite);
+		plan_free(&plan);
 		return TL_EXIT_USAGE;
 	}
 	free(cpuinfo);
@@ -353,16 +353,16 @@ int main(int argc, char **argv)
 	if (!run_dir) {
 		fprintf(stderr, "tunlab: cannot create a run folder in %s: %s\n",
 			o.results_root, strerror(errno));
-		suite_free(&suite);
+		plan_free(&plan);
 		return TL_EXIT_SETUP;
 	}
 	point_latest(o.results_root, id);
-	run_init(&r, suite.plan, suite.n);
+	run_init(&r, plan.scenarios, plan.n);
 	r.id = id;
 	r.accel = xstrdup(accel_name(ac.accel));
 	r.accel_reason = xstrdup(ac.reason);
-	printf("tunlab: run %s: %d scenario%s, accel %s (%s)\n", id, suite.n,
-	       suite.n == 1 ? "" : "s", r.accel, ac.reason);
+	printf("tunlab: run %s: %d scenario%s, accel %s (%s)\n", id, plan.n,
+	       plan.n == 1 ? "" : "s", r.accel, ac.reason);
 	fflush(stdout);
 
 	signal(SIGINT, on_signal);
@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 	o.lab.run_dir = run_dir;
 	o.lab.on_progress = write_reports;
 	o.lab.ctx = run_dir;
-	lab_run(&o.lab, &suite, &r);
+	lab_run(&o.lab, &plan, &r);
 
 	write_reports(&r, run_dir);
 	write_logs(&r, run_dir);
@@ -386,7 +386,7 @@ int main(int argc, char **argv)
 	       run_dir, run_dir, code);
 	run_free(&r);
 	free(run_dir);
-	suite_free(&suite);
+	plan_free(&plan);
 	sbuf_free(&append);
 	sbuf_free(&ktap);
 	free(tags);

@@ -75,13 +75,13 @@ static void walk(const char *dir, struct pathlist *out, struct scn_diags *d)
 	free(names.v);
 }
 
-int suite_load(struct suite *s, char *const *paths, int npaths,
+int plan_load(struct plan *p, char *const *paths, int npaths,
 	       struct scn_diags *diags)
 {
 	struct pathlist files = { 0 };
 	int ret = 0;
 
-	memset(s, 0, sizeof(*s));
+	memset(p, 0, sizeof(*p));
 	for (int i = 0; i < npaths; i++) {
 		struct stat st;
 		size_t len = strlen(paths[i]);
@@ -121,29 +121,29 @@ int suite_load(struct suite *s, char *const *paths, int npaths,
 		add_diag(diags, npaths ? paths[0] : ".", "no scenario files (*.scn) found");
 		ret = -1;
 	}
-	s->files = xcalloc((size_t)files.n, sizeof(*s->files));
+	p->files = xcalloc((size_t)files.n, sizeof(*p->files));
 	for (int i = 0; i < files.n; i++) {
-		if (scn_parse_file(files.v[i], &s->files[s->nfiles++], diags))
+		if (scn_parse_file(files.v[i], &p->files[p->nfiles++], diags))
 			ret = -1;
 		free(files.v[i]);
 	}
 	free(files.v);
 	if (diags->n)
 		ret = -1;
-	for (int i = 0; i < s->nfiles; i++) {
-		for (int j = 0; j < s->files[i].nscenarios; j++) {
-			s->plan = xrealloc(s->plan, sizeof(*s->plan) * (size_t)(s->n + 1));
-			s->plan[s->n++] = &s->files[i].scenarios[j];
+	for (int i = 0; i < p->nfiles; i++) {
+		for (int j = 0; j < p->files[i].nscenarios; j++) {
+			p->scenarios = xrealloc(p->scenarios, sizeof(*p->scenarios) * (size_t)(p->n + 1));
+			p->scenarios[p->n++] = &p->files[i].scenarios[j];
 		}
 	}
 	return ret;
 }
 
-void suite_free(struct suite *s)
+void plan_free(struct plan *p)
 {
-	for (int i = 0; i < s->nfiles; i++)
-		scn_file_free(&s->files[i]);
-	free(s->files);
-	free(s->plan);
-	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < p->nfiles; i++)
+		scn_file_free(&p->files[i]);
+	free(p->files);
+	free(p->scenarios);
+	memset(p, 0, sizeof(*p));
 }
