@@ -1,42 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TUN and iproute2 steps, carried out by actor processes. An actor process
- * takes on the step's credentials (namespaces, groups, gid, uid, and for a
- * non-root actor no capability but those the scenario names), so the
- * kernel sees exactly who the scenario says. A named process (as NAME=...)
- * lives across steps and keeps descriptors under handle names; others
- * live for one step.
+ * Actor processes. An actor process takes on the step's credentials
+ * (namespaces, groups, gid, uid, and for a non-root actor no capability
+ * but those the scenario names), so the kernel sees exactly who the
+ * scenario says. A named process (as NAME=...) lives across steps and
+ * keeps descriptors under handle names; others live for one step.
  *
  * The executor talks to each process over a SOCK_SEQPACKET socketpair:
  * a struct proc_cmd goes down, a struct outcome comes back; a descriptor
  * travels with either as SCM_RIGHTS.
  */
-#include "executor.h"
+#include "actors.h"
+#include "net.h"
+#include "outcome.h"
+#include "programs.h"
+#include "tun.h"
+#include "tunguard.h"
 #include "common/caps.h"
-#include "common/errnames.h"
-#include "common/spawn.h"
-#include "common/util.h"
-#include "common/verdict.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
-#include <linux/if_tun.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define PROC_MAX_HANDLES 32
 
 enum proc_op {
 	PROC_RUN,	/* run step @step */
@@ -52,23 +47,6 @@ struct proc_cmd {
 	int step;
 	char handle[SCN_NAME_MAX];
 };
-
-struct handle {
-	char name[SCN_NAME_MAX];
-	int fd;
-};
-
-void outcome_set(struct outcome *oc, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	oc->err = err;
-	va_start(ap, fmt);
-	vsnprintf(oc->what, sizeof(oc->what), fmt, ap);
-	va_end(ap);
-}
-
-/* --- becoming the actor ------------------------------------------------- */
 
 /*
  * Namespaces first (a new netns needs CAP_SYS_ADMIN, which root still
@@ -123,251 +101,7 @@ int become_actor(const struct scn_actor *a, char *why, size_t size)
 	return 0;
 }
 
-/* --- what a process does ------------------------------------------------- */
-
-struct proc_state {
-	struct handle h[PROC_MAX_HANDLES];
-	int nh;
-};
-
-static struct handle *handle_get(struct proc_state *ps, const char *name)
-{
-	for (int i = 0; i < ps->nh; i++)
-		if (!strcmp(ps->h[i].name, name))
-			return &ps->h[i];
-	return NULL;
-}
-
-static int handle_put(struct proc_state *ps, const char *name, int fd)
-{
-	struct handle *h = handle_get(ps, name);
-
-	if (!h) {
-		if (ps->nh == PROC_MAX_HANDLES)
-			return -1;
-		h = &ps->h[ps->nh++];
-		snprintf(h->name, sizeof(h->name), "%s", name);
-	} else {
-		close(h->fd);
-	}
-	h->fd = fd;
-	return 0;
-}
-
-static void handle_drop(struct proc_state *ps, struct handle *h)
-{
-	close(h->fd);
-	*h = ps->h[--ps->nh];
-}
-
-static int tun_ioctl(int fd, unsigned long req, const char *reqname,
-		     unsigned long arg, const char *name, struct outcome *oc)
-{
-	if (ioctl(fd, req, arg) < 0) {
-		outcome_set(oc, errno, "ioctl(%s, %s)", reqname, name);
-		return -1;
-	}
-	return 0;
-}
-
-static int tun_set(int fd, const struct scn_step *st, const char *name, struct outcome *oc)
-{
-	const char *v;
-
-	if ((scn_flag(st, "persist") || ((v = scn_arg(st, "persist")) && !strcmp(v, "on"))) &&
-	    tun_ioctl(fd, TUNSETPERSIST, "TUNSETPERSIST", 1, name, oc))
-		return -1;
-	v = scn_arg(st, "persist");
-	if (v && !strcmp(v, "off") && tun_ioctl(fd, TUNSETPERSIST, "TUNSETPERSIST", 0, name, oc))
-		return -1;
-	v = scn_arg(st, "owner");
-	if (v && tun_ioctl(fd, TUNSETOWNER, "TUNSETOWNER", strtoul(v, NULL, 10), name, oc))
-		return -1;
-	v = scn_arg(st, "group");
-	if (v && tun_ioctl(fd, TUNSETGROUP, "TUNSETGROUP", strtoul(v, NULL, 10), name, oc))
-		return -1;
-	return 0;
-}
-
-/* create / attach / delete: TUNSETIFF with the flags the step names. */
-static void tun_step(struct proc_state *ps, const struct scn_step *st, struct outcome *oc)
-{
-	bool tap = !strcmp(st->argv[0], "tap");
-	const char *keep = scn_arg(st, "keep");
-	struct ifreq ifr = { 0 };
-	int fd;
-
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		outcome_set(oc, errno, "open(/dev/net/tun)");
-		return;
-	}
-	ifr.ifr_flags = (short)((tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI |
-		(scn_flag(st, "multi_queue") ? IFF_MULTI_QUEUE : 0) |
-		(scn_flag(st, "vnet_hdr") ? IFF_VNET_HDR : 0) |
-		(scn_flag(st, "excl") ? IFF_TUN_EXCL : 0));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", st->argv[1]);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		outcome_set(oc, errno, "ioctl(TUNSETIFF, %s)", st->argv[1]);
-		close(fd);
-		return;
-	}
-	if (strcmp(ifr.ifr_name, st->argv[1]))
-		snprintf(oc->detail, sizeof(oc->detail), "the kernel named it %s", ifr.ifr_name);
-	if (st->action == SCN_DELETE) {
-		if (!tun_ioctl(fd, TUNSETPERSIST, "TUNSETPERSIST", 0, ifr.ifr_name, oc))
-			outcome_set(oc, 0, "delete %s", ifr.ifr_name);
-	} else if (st->action == SCN_CREATE && tun_set(fd, st, ifr.ifr_name, oc)) {
-		close(fd);
-		return;
-	} else {
-		outcome_set(oc, 0, "%s %s %s", scn_action_name(st->action), st->argv[0],
-			    ifr.ifr_name);
-	}
-	if (keep && oc->err == 0 && handle_put(ps, keep, fd) == 0)
-		return;
-	if (keep && oc->err == 0) {
-		outcome_set(oc, EMFILE, "keep=%s: more than %d handles", keep, PROC_MAX_HANDLES);
-		oc->broken = true;
-	}
-	close(fd);
-}
-
-/* close, queue, set on a kept descriptor. */
-static void handle_step(struct proc_state *ps, const struct scn_step *st, struct outcome *oc)
-{
-	struct handle *h = handle_get(ps, st->argv[0]);
-	struct ifreq ifr = { 0 };
-
-	if (!h) {
-		outcome_set(oc, EBADF, "%s %s: this process holds no handle %s",
-			    scn_action_name(st->action), st->argv[0], st->argv[0]);
-		return;
-	}
-	switch (st->action) {
-	case SCN_CLOSE:
-		handle_drop(ps, h);
-		outcome_set(oc, 0, "close %s", st->argv[0]);
-		break;
-	case SCN_QUEUE:
-		ifr.ifr_flags = (short)(!strcmp(st->argv[1], "attach") ? IFF_ATTACH_QUEUE
-								     : IFF_DETACH_QUEUE);
-		if (ioctl(h->fd, TUNSETQUEUE, &ifr) < 0)
-			outcome_set(oc, errno, "ioctl(TUNSETQUEUE, %s %s)", st->argv[0], st->argv[1]);
-		else
-			outcome_set(oc, 0, "queue %s %s", st->argv[0], st->argv[1]);
-		break;
-	default:
-		if (!tun_set(h->fd, st, st->argv[0], oc))
-			outcome_set(oc, 0, "set %s", st->argv[0]);
-		break;
-	}
-}
-
-int run_captured(const char *path, char **argv, struct sbuf *out)
-{
-	struct spawn sp = { .argv = argv, .path = path, .out = SPAWN_PIPE, .err = SPAWN_PIPE };
-
-	return spawn_capture(&sp, out);
-}
-
-/* iproute2, in this process's namespaces and with its credentials. */
-static void ip_step(const struct scn_step *st, struct outcome *oc)
-{
-	char **argv = xcalloc((size_t)st->argc + 2, sizeof(char *));
-	struct sbuf out = { 0 };
-	int status;
-
-	argv[0] = (char *)"ip";
-	for (int i = 0; i < st->argc; i++)
-		argv[i + 1] = st->argv[i];
-	{
-		char *cmd = argv_join(argv);
-
-		outcome_set(oc, 0, "%s", cmd);
-		free(cmd);
-	}
-	status = run_captured(IP_PATH, argv, &out);
-	free(argv);
-	snprintf(oc->detail, sizeof(oc->detail), "%s", out.buf);
-	sbuf_free(&out);
-	if (status < 0) {
-		oc->broken = true;
-		oc->err = errno;
-	} else if (ksft_code(status) == KSFT_NOT_STARTED) {
-		oc->broken = true;
-		oc->err = -1;
-	} else if (ksft_code(status)) {
-		oc->err = errno_from_message(oc->detail);
-	}
-}
-
-/* tunguard policy/mode: one write, as the actor (CAP_MAC_ADMIN decides). */
-static void tunguard_step(const struct scn_step *st, struct outcome *oc)
-{
-	const char *file = st->action == SCN_TG_MODE ? TG_DIR "/mode" : TG_DIR "/policy";
-	struct sbuf text = { 0 };
-	int fd;
-
-	sbuf_puts(&text, "");
-	for (int i = 0; i < st->argc; i++) {
-		const char *w = st->argv[i];
-		size_t len = strlen(w);
-		bool ends = len && w[len - 1] == ';';
-
-		if (!strcmp(w, ";")) {
-			sbuf_puts(&text, "\n");
-			continue;
-		}
-		if (text.len && text.buf[text.len - 1] != '\n')
-			sbuf_puts(&text, " ");
-		sbuf_add(&text, w, ends ? len - 1 : len);
-		if (ends)
-			sbuf_puts(&text, "\n");
-	}
-	if (!text.len || text.buf[text.len - 1] != '\n')
-		sbuf_puts(&text, "\n");
-	outcome_set(oc, 0, "write(%s)", file);
-	fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0 || write(fd, text.buf, text.len) != (ssize_t)text.len)
-		oc->err = errno;
-	if (fd >= 0 && close(fd) < 0 && !oc->err)
-		oc->err = errno;
-	sbuf_free(&text);
-}
-
-/* A KVM probe of kvm-probes, its output kept when it fails. */
-static void probe_step(const struct scn_step *st, struct outcome *oc)
-{
-	char *argv[8] = { (char *)"kvm-probes" }, *save, *line;
-	struct sbuf out = { 0 };
-	int status, n = 1;
-	size_t len = 0;
-
-	for (int i = 0; i < st->argc && n < 7; i++)
-		argv[n++] = st->argv[i];
-	outcome_set(oc, 0, "kvm-probes %s", st->argv[0]);
-	status = run_captured(PROBES_PATH, argv, &out);
-	if (status < 0) {
-		oc->err = errno;
-		oc->broken = true;
-		sbuf_free(&out);
-		return;
-	}
-	/* keep what says why: the failing checks and the benchmark figures */
-	for (line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if ((strstr(line, "not ok") || strstr(line, "# bench")) &&
-		    len + strlen(line) + 2 < sizeof(oc->detail))
-			len += (size_t)snprintf(oc->detail + len, sizeof(oc->detail) - len,
-						"%s%s", len ? "\n" : "", line);
-	sbuf_free(&out);
-	if (ksft_result(ksft_code(status)) == TL_ERROR)
-		oc->broken = true;
-	if (ksft_code(status) != KSFT_PASS)
-		oc->err = -1;
-}
-
-static void run_step_here(struct proc_state *ps, const struct scn_step *st, struct outcome *oc)
+static void run_step_here(struct handles *hs, const struct scn_step *st, struct outcome *oc)
 {
 	memset(oc, 0, sizeof(*oc));
 	switch (st->action) {
@@ -387,15 +121,13 @@ static void run_step_here(struct proc_state *ps, const struct scn_step *st, stru
 	case SCN_CLOSE:
 	case SCN_QUEUE:
 	case SCN_SET:
-		handle_step(ps, st, oc);
+		tun_handle_step(hs, st, oc);
 		break;
 	default:
-		tun_step(ps, st, oc);
+		tun_step(hs, st, oc);
 		break;
 	}
 }
-
-/* --- descriptors over the socketpair ------------------------------------- */
 
 static int send_with_fd(int sock, const void *buf, size_t len, int fd)
 {
@@ -436,13 +168,47 @@ static int recv_with_fd(int sock, void *buf, size_t len, int *fd)
 	return 0;
 }
 
+/*
+ * One command in the actor process; the reply goes in @oc, with the
+ * descriptor to send up in @give (-1: none). @fd came with the command.
+ */
+static void proc_obey(struct handles *hs, const struct proc_cmd *cmd, int fd,
+		      struct outcome *oc, int *give)
+{
+	struct handle *h;
+
+	memset(oc, 0, sizeof(*oc));
+	*give = -1;
+	switch (cmd->op) {
+	case PROC_RUN:
+		run_step_here(hs, &cmd->sc->steps[cmd->step], oc);
+		break;
+	case PROC_GIVE:
+		h = handle_get(hs, cmd->handle);
+		if (h) {
+			*give = h->fd;
+			outcome_set(oc, 0, "sendmsg(SCM_RIGHTS, %s)", cmd->handle);
+		} else {
+			outcome_set(oc, EBADF, "send %s: this process holds no handle %s",
+				    cmd->handle, cmd->handle);
+		}
+		break;
+	case PROC_TAKE:
+		if (fd < 0 || handle_put(hs, cmd->handle, fd) < 0)
+			outcome_set(oc, EBADF, "recvmsg(SCM_RIGHTS, %s): no descriptor", cmd->handle);
+		else
+			outcome_set(oc, 0, "recvmsg(SCM_RIGHTS, %s)", cmd->handle);
+		break;
+	}
+}
+
 /* The body of an actor process: obey commands until the socket closes. */
 static void proc_main(int sock, const struct scn_actor *a)
 {
-	struct proc_state ps = { .nh = 0 };
+	struct handles hs = { .n = 0 };
 	struct outcome oc;
 	struct proc_cmd cmd;
-	int fd;
+	int fd, give;
 
 	memset(&oc, 0, sizeof(oc));
 	if (become_actor(a, oc.what, sizeof(oc.what)) < 0) {
@@ -453,38 +219,12 @@ static void proc_main(int sock, const struct scn_actor *a)
 	if (send_with_fd(sock, &oc, sizeof(oc), -1) < 0 || oc.broken)
 		_exit(1);
 	while (recv_with_fd(sock, &cmd, sizeof(cmd), &fd) == 0) {
-		struct handle *h;
-		int give = -1;
-
-		memset(&oc, 0, sizeof(oc));
-		switch (cmd.op) {
-		case PROC_RUN:
-			run_step_here(&ps, &cmd.sc->steps[cmd.step], &oc);
-			break;
-		case PROC_GIVE:
-			h = handle_get(&ps, cmd.handle);
-			if (h) {
-				give = h->fd;
-				outcome_set(&oc, 0, "sendmsg(SCM_RIGHTS, %s)", cmd.handle);
-			} else {
-				outcome_set(&oc, EBADF, "send %s: this process holds no handle %s",
-					    cmd.handle, cmd.handle);
-			}
-			break;
-		case PROC_TAKE:
-			if (fd < 0 || handle_put(&ps, cmd.handle, fd) < 0)
-				outcome_set(&oc, EBADF, "recvmsg(SCM_RIGHTS, %s): no descriptor", cmd.handle);
-			else
-				outcome_set(&oc, 0, "recvmsg(SCM_RIGHTS, %s)", cmd.handle);
-			break;
-		}
+		proc_obey(&hs, &cmd, fd, &oc, &give);
 		if (send_with_fd(sock, &oc, sizeof(oc), give) < 0)
 			break;
 	}
 	_exit(0);
 }
-
-/* --- the executor's side -------------------------------------------------- */
 
 static int proc_wait_reply(struct actor_proc *p, struct outcome *oc, int *fd, int timeout_s)
 {

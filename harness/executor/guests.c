@@ -6,7 +6,9 @@
  * "ping ADDR COUNT" and replies with its output and "rc N", and powers off
  * on "poweroff". The guest's console goes to a file, forwarded to L0.
  */
-#include "executor.h"
+#include "guests.h"
+#include "actors.h"
+#include "outcome.h"
 #include "common/errnames.h"
 #include "common/proto.h"
 #include "common/spawn.h"
@@ -257,45 +259,35 @@ static bool has_vhost_worker(pid_t pid)
 	return found;
 }
 
-/* QEMU runs as the step's actor: its ids, capabilities and namespaces. */
-static int become_actor_cb(void *actor, char *why, size_t size)
+/* A free slot for guest @name, or NULL (@oc says why). */
+static struct guest *guest_slot(struct exec_ctx *x, const char *name, struct outcome *oc)
 {
-	return become_actor(actor, why, size);
-}
-
-void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn_step *st,
-		 struct outcome *oc)
-{
-	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
-	int tapfd = -1;
-	struct guest *guest = NULL;
-	char sock[128], errlog[128], line[256], **argv;
-	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
-	int status;
-
-	memset(oc, 0, sizeof(*oc));
-	outcome_set(oc, 0, "l2 boot %s (qemu -accel kvm, tap %s, vhost=%s)", name,
-		    fdspec ? fdspec : scn_arg(st, "net"),
-		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
 	if (guest_find(x, name)) {
 		outcome_set(oc, EEXIST, "l2 boot %s: already running", name);
-		return;
+		return NULL;
 	}
-	for (int i = 0; i < EXEC_MAX_GUESTS && !guest; i++)
-		if (!x->guests[i].used)
-			guest = &x->guests[i];
-	if (!guest) {
-		outcome_set(oc, EBUSY, "l2 boot %s: more than %d guests", name, EXEC_MAX_GUESTS);
-		oc->broken = true;
-		return;
+	for (int i = 0; i < EXEC_MAX_GUESTS; i++) {
+		if (x->guests[i].used)
+			continue;
+		memset(&x->guests[i], 0, sizeof(x->guests[i]));
+		snprintf(x->guests[i].name, sizeof(x->guests[i].name), "%s", name);
+		snprintf(x->guests[i].dir, sizeof(x->guests[i].dir), RUN_DIR "/%s", name);
+		x->guests[i].ctl = -1;
+		return &x->guests[i];
 	}
-	memset(guest, 0, sizeof(*guest));
-	snprintf(guest->name, sizeof(guest->name), "%s", name);
-	snprintf(guest->dir, sizeof(guest->dir), RUN_DIR "/%s", name);
-	guest->ctl = -1;
+	outcome_set(oc, EBUSY, "l2 boot %s: more than %d guests", name, EXEC_MAX_GUESTS);
+	oc->broken = true;
+	return NULL;
+}
+
+/*
+ * A fresh folder for the guest's files, owned by its actor: an earlier
+ * guest of this name may have been another user's, and its files would be
+ * unwritable for this one.
+ */
+static int guest_dir(struct guest *guest, const struct scn_actor *actor, struct outcome *oc)
+{
 	mkdir(RUN_DIR, 0755);
-	/* a fresh folder: an earlier guest of this name may have been another
-	 * user's, and its files would be unwritable for this one */
 	for (size_t i = 0; i < ARRAY_SIZE(guest_files); i++) {
 		char *f = xasprintf("%s/%s", guest->dir, guest_files[i]);
 
@@ -304,23 +296,40 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	}
 	rmdir(guest->dir);
 	mkdir(guest->dir, 0755);
-	if (!st->actor.root && chown(guest->dir, st->actor.uid, st->actor.gid) < 0) {
+	if (!actor->root && chown(guest->dir, actor->uid, actor->gid) < 0) {
 		outcome_set(oc, errno, "chown %s", guest->dir);
 		oc->broken = true;
-		return;
+		return -1;
 	}
-	snprintf(sock, sizeof(sock), "%s/ctl.sock", guest->dir);
-	snprintf(errlog, sizeof(errlog), "%s/qemu.stderr", guest->dir);
-	unlink(sock);
-	if (fdspec) {
-		char proc[SCN_NAME_MAX];
+	return 0;
+}
 
-		snprintf(proc, sizeof(proc), "%.*s", (int)strcspn(fdspec, ":"), fdspec);
-		tapfd = proc_fetch_fd(x, sc, proc, strchr(fdspec, ':') + 1, oc);
-		if (tapfd < 0)
-			return;
-	}
-	argv = l2_argv(st, guest->dir, tapfd);
+/* fd=PROC:H: the tap descriptor a named process holds, or -1 for net=TAP. */
+static int guest_tap_fd(struct exec_ctx *x, const struct scenario *sc, const char *fdspec,
+			struct outcome *oc, int *tapfd)
+{
+	char proc[SCN_NAME_MAX];
+
+	*tapfd = -1;
+	if (!fdspec)
+		return 0;
+	snprintf(proc, sizeof(proc), "%.*s", (int)strcspn(fdspec, ":"), fdspec);
+	*tapfd = proc_fetch_fd(x, sc, proc, strchr(fdspec, ':') + 1, oc);
+	return *tapfd < 0 ? -1 : 0;
+}
+
+/* QEMU runs as the step's actor: its ids, capabilities and namespaces. */
+static int become_actor_cb(void *actor, char *why, size_t size)
+{
+	return become_actor(actor, why, size);
+}
+
+static int guest_start(struct guest *guest, const struct scn_step *st, int tapfd,
+		       struct outcome *oc)
+{
+	char *errlog = xasprintf("%s/qemu.stderr", guest->dir);
+	char **argv = l2_argv(st, guest->dir, tapfd);
+
 	guest->pid = spawn(&(struct spawn){
 		.argv = argv, .out = SPAWN_NULL, .err = SPAWN_FILE, .err_file = errlog,
 		.err_truncate = true, .die_with_parent = true,
@@ -329,53 +338,100 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 		.setup = become_actor_cb, .ctx = (void *)&st->actor,
 	}, NULL);
 	argv_free(argv);
-	if (tapfd >= 0)
-		close(tapfd);
+	free(errlog);
 	if (guest->pid < 0) {
-		outcome_set(oc, errno, "fork for l2 boot %s", name);
+		outcome_set(oc, errno, "fork for l2 boot %s", guest->name);
 		oc->broken = true;
-		return;
+		return -1;
 	}
 	guest->used = true;
+	return 0;
+}
 
-	/* wait for QEMU's socket, then for the agent's "ready" */
-	while (guest->ctl < 0) {
-		if (waitpid(guest->pid, &status, WNOHANG) == guest->pid)
-			goto qemu_died;
-		if (now_ms() > deadline)
-			goto timeout;
-		guest->ctl = connect_unix(sock);
-		if (guest->ctl < 0)
+enum guest_wait { GUEST_READY, GUEST_DIED, GUEST_TIMEOUT };
+
+/* QEMU's control socket, then the agent's "ready" line, kept in @line. */
+static enum guest_wait guest_wait_ready(struct guest *guest, double deadline, char *line,
+					size_t size, int *status)
+{
+	char *sock = xasprintf("%s/ctl.sock", guest->dir);
+	enum guest_wait w = GUEST_READY;
+
+	while (guest->ctl < 0 && w == GUEST_READY) {
+		if (waitpid(guest->pid, status, WNOHANG) == guest->pid)
+			w = GUEST_DIED;
+		else if (now_ms() > deadline)
+			w = GUEST_TIMEOUT;
+		else if ((guest->ctl = connect_unix(sock)) < 0)
 			usleep(20 * 1000);
 	}
-	for (;;) {
-		int n = read_line(guest->ctl, line, sizeof(line), deadline);
+	free(sock);
+	while (w == GUEST_READY) {
+		int n = read_line(guest->ctl, line, size, deadline);
 
 		if (n == -ETIMEDOUT)
-			goto timeout;
+			return GUEST_TIMEOUT;
 		if (n < 0) {
-			waitpid(guest->pid, &status, 0);
-			goto qemu_died;
+			waitpid(guest->pid, status, 0);
+			return GUEST_DIED;
 		}
 		if (!strncmp(line, "ready", 5))
 			break;
 	}
-	snprintf(oc->detail, sizeof(oc->detail),
-		 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s", name,
-		 (now_ms() - t0) / 1000.0, line, count_eventfds(guest->pid),
-		 has_vhost_worker(guest->pid) ? "running" : "absent");
-	return;
+	return w;
+}
 
-qemu_died:
+/* QEMU ended before the guest was ready: its stderr says why. */
+static void guest_died(struct guest *guest, int status, struct outcome *oc)
+{
+	char *errlog = xasprintf("%s/qemu.stderr", guest->dir);
+
 	guest->pid = 0;
 	read_tail(errlog, oc->detail, sizeof(oc->detail));
-	outcome_set(oc, errno_from_message(oc->detail), "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
-		    name, WIFEXITED(status) ? "status" : "signal",
+	free(errlog);
+	outcome_set(oc, errno_from_message(oc->detail),
+		    "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
+		    guest->name, WIFEXITED(status) ? "status" : "signal",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	return;
-timeout:
-	outcome_set(oc, ETIMEDOUT, "l2 boot %s: the guest was not ready within %d s",
-		    name, L2_READY_TIMEOUT_S);
+}
+
+void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn_step *st,
+		 struct outcome *oc)
+{
+	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
+	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
+	struct guest *guest;
+	char line[256];
+	int tapfd, status = 0, started;
+
+	memset(oc, 0, sizeof(*oc));
+	outcome_set(oc, 0, "l2 boot %s (qemu -accel kvm, tap %s, vhost=%s)", name,
+		    fdspec ? fdspec : scn_arg(st, "net"),
+		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
+	guest = guest_slot(x, name, oc);
+	if (!guest || guest_dir(guest, &st->actor, oc) < 0 ||
+	    guest_tap_fd(x, sc, fdspec, oc, &tapfd) < 0)
+		return;
+	started = guest_start(guest, st, tapfd, oc);
+	if (tapfd >= 0)
+		close(tapfd);
+	if (started < 0)
+		return;
+	switch (guest_wait_ready(guest, deadline, line, sizeof(line), &status)) {
+	case GUEST_READY:
+		snprintf(oc->detail, sizeof(oc->detail),
+			 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s", name,
+			 (now_ms() - t0) / 1000.0, line, count_eventfds(guest->pid),
+			 has_vhost_worker(guest->pid) ? "running" : "absent");
+		break;
+	case GUEST_DIED:
+		guest_died(guest, status, oc);
+		break;
+	case GUEST_TIMEOUT:
+		outcome_set(oc, ETIMEDOUT, "l2 boot %s: the guest was not ready within %d s",
+			    name, L2_READY_TIMEOUT_S);
+		break;
+	}
 }
 
 /*
