@@ -97,21 +97,6 @@ static int tokenize(const char *line, struct token *tok, int max, int *overflow_
 	return n;
 }
 
-static const char *const action_names[] = {
-	[SCN_CREATE] = "create", [SCN_ATTACH] = "attach",
-	[SCN_DELETE] = "delete", [SCN_LINK] = "link",
-	[SCN_IP] = "ip", [SCN_L2_BOOT] = "l2 boot",
-	[SCN_L2_PING] = "l2 ping", [SCN_L2_STOP] = "l2 stop",
-	[SCN_CLOSE] = "close", [SCN_QUEUE] = "queue", [SCN_SET] = "set",
-	[SCN_SEND] = "send", [SCN_TG_POLICY] = "tunguard policy",
-	[SCN_TG_MODE] = "tunguard mode", [SCN_PROBE] = "probe",
-};
-
-const char *scn_action_name(enum scn_action a)
-{
-	return action_names[a];
-}
-
 static const struct {
 	const char *name;
 	unsigned int bit;
@@ -432,200 +417,364 @@ static bool one_of(const struct token *t, const char *const *words)
 	return false;
 }
 
-static void check_args(struct parser *p, enum scn_action act,
-		       const struct token *a, int n, int end_col)
+static const char *const modes[] = { "enforce", "permissive", "off", NULL };
+
+/* create|attach tun|tap NAME [options] */
+static void check_create_attach(struct parser *p, enum scn_action act,
+				const struct token *a, int n, int end_col)
 {
 	struct token v;
 
-	switch (act) {
-	case SCN_CREATE:
-	case SCN_ATTACH:
-		check_type_and_name(p, scn_action_name(act), a, n, end_col);
-		for (int i = 2; i < n; i++) {
-			if (tok_is(&a[i], "multi_queue") || tok_is(&a[i], "vnet_hdr"))
-				continue;
-			if (act == SCN_CREATE && (tok_is(&a[i], "persist") || tok_is(&a[i], "excl")))
-				continue;
-			if (kv(&a[i], "keep", &v))
-				check_keep(p, &v);
-			else if (act == SCN_CREATE && kv(&a[i], "owner", &v))
-				need_id_value(p, &v, "owner");
-			else if (act == SCN_CREATE && kv(&a[i], "group", &v))
-				need_id_value(p, &v, "group");
-			else
-				diag(p, a[i].col, act == SCN_CREATE
-				     ? "create: unknown option '%.*s': expected persist, owner=UID, group=GID, multi_queue, vnet_hdr, excl or keep=HANDLE"
-				     : "attach: unknown option '%.*s': expected multi_queue, vnet_hdr or keep=HANDLE",
-				     (int)a[i].len, a[i].s);
-		}
-		break;
-	case SCN_DELETE:
-		check_type_and_name(p, scn_action_name(act), a, n, end_col);
-		for (int i = 2; i < n; i++)
-			if (!tok_is(&a[i], "multi_queue"))
-				diag(p, a[i].col, "delete: unknown option '%.*s': expected multi_queue",
-				     (int)a[i].len, a[i].s);
-		break;
-	case SCN_TG_POLICY: {
-		static const char *const first[] = { "allow", "deny", "default", NULL };
-		bool rule_start = true;
-
-		if (!n)
-			diag(p, end_col, "tunguard policy: expected rules, separated by ';'");
-		for (int i = 0; i < n; i++) {
-			if (rule_start && !one_of(&a[i], first)) {
-				diag(p, a[i].col, "tunguard policy: a rule starts with allow, deny or default, got '%.*s'",
-				     (int)a[i].len, a[i].s);
-				break;
-			}
-			rule_start = tok_is(&a[i], ";") || a[i].s[a[i].len - 1] == ';';
-		}
-		break;
-	}
-	case SCN_TG_MODE: {
-		static const char *const modes[] = { "enforce", "permissive", "off", NULL };
-
-		if (n != 1 || !one_of(&a[0], modes))
-			diag(p, n ? a[0].col : end_col, "tunguard mode: expected enforce, permissive or off");
-		break;
-	}
-	case SCN_PROBE: {
-		static const char *const probes[] = { "ioeventfd", "irqfd", "realmode", NULL };
-
-		if (n < 1 || !one_of(&a[0], probes))
-			diag(p, n ? a[0].col : end_col, "probe: expected ioeventfd, irqfd or realmode");
-		for (int i = 1; i < n; i++)
-			if (!tok_is(&a[i], "--wrong") && !tok_is(&a[i], "--bench"))
-				diag(p, a[i].col, "probe: unknown option '%.*s': expected --bench or --wrong",
-				     (int)a[i].len, a[i].s);
-		break;
-	}
-	case SCN_CLOSE:
-		if (n != 1)
-			diag(p, n ? a[1].col : end_col, "close: expected exactly one handle");
+	check_type_and_name(p, scn_action_name(act), a, n, end_col);
+	for (int i = 2; i < n; i++) {
+		if (tok_is(&a[i], "multi_queue") || tok_is(&a[i], "vnet_hdr"))
+			continue;
+		if (act == SCN_CREATE && (tok_is(&a[i], "persist") || tok_is(&a[i], "excl")))
+			continue;
+		if (kv(&a[i], "keep", &v))
+			check_keep(p, &v);
+		else if (act == SCN_CREATE && kv(&a[i], "owner", &v))
+			need_id_value(p, &v, "owner");
+		else if (act == SCN_CREATE && kv(&a[i], "group", &v))
+			need_id_value(p, &v, "group");
 		else
-			check_handle(p, &a[0]);
-		break;
-	case SCN_QUEUE:
-		if (n != 2 || (!tok_is(&a[1], "attach") && !tok_is(&a[1], "detach"))) {
-			diag(p, n > 1 ? a[1].col : end_col, "queue: expected 'queue HANDLE attach' or 'queue HANDLE detach'");
-			break;
-		}
-		check_handle(p, &a[0]);
-		break;
-	case SCN_SET:
-		if (n < 2) {
-			diag(p, end_col, "set: expected a handle and persist=on|off, owner=UID or group=GID");
-			break;
-		}
-		check_handle(p, &a[0]);
-		for (int i = 1; i < n; i++) {
-			if (kv(&a[i], "persist", &v)) {
-				if (!(v.len == 2 && !memcmp(v.s, "on", 2)) &&
-				    !(v.len == 3 && !memcmp(v.s, "off", 3)))
-					diag(p, v.col, "set: persist must be 'on' or 'off'");
-			} else if (kv(&a[i], "owner", &v)) {
-				need_id_value(p, &v, "owner");
-			} else if (kv(&a[i], "group", &v)) {
-				need_id_value(p, &v, "group");
-			} else {
-				diag(p, a[i].col, "set: unknown option '%.*s': expected persist=on|off, owner=UID or group=GID",
-				     (int)a[i].len, a[i].s);
-			}
-		}
-		break;
-	case SCN_SEND:
-		if (n != 3 || !tok_is(&a[1], "to")) {
-			diag(p, n > 1 ? a[1].col : end_col, "send: expected 'send HANDLE to PROCESS'");
-			break;
-		}
-		check_handle(p, &a[0]);
-		if (!find_proc(p->cur, a[2].s, a[2].len))
-			diag(p, a[2].col, "send: no process '%.*s' in this scenario", (int)a[2].len, a[2].s);
-		break;
-	case SCN_LINK:
-		if (n != 1 || !valid_ifname(&a[0]))
-			diag(p, n ? a[n > 1 ? 1 : 0].col : end_col,
-			     "link: expected exactly one device name");
-		break;
-	case SCN_IP:
-		if (n < 1)
-			diag(p, end_col, "ip: expected iproute2 arguments, e.g. 'ip tuntap add lab0 mode tap'");
-		break;
-	case SCN_L2_BOOT: {
-		bool have_net = false;
-
-		if (n < 1 || !valid_guest_name(&a[0])) {
-			diag(p, n ? a[0].col : end_col,
-			     "l2 boot: expected a VM name ([a-z0-9_-], at most 15 characters)");
-			break;
-		}
-		for (int i = 1; i < n; i++) {
-			if (kv(&a[i], "net", &v)) {
-				if (!valid_ifname(&v))
-					diag(p, v.col, "l2 boot: bad tap name '%.*s'",
-					     (int)v.len, v.s);
-				have_net = true;
-			} else if (kv(&a[i], "fd", &v)) {
-				/* fd=PROC:H: the tap descriptor a named process holds,
-				 * handed to QEMU as libvirt does (-netdev tap,fd=N) */
-				const char *colon = memchr(v.s, ':', v.len);
-				struct token h;
-
-				have_net = true;
-				if (!colon || !find_proc(p->cur, v.s, (size_t)(colon - v.s))) {
-					diag(p, v.col, "l2 boot: fd= expects PROCESS:HANDLE of a named process of this scenario");
-					continue;
-				}
-				h = (struct token){ colon + 1, v.len - (size_t)(colon - v.s) - 1,
-						    v.col + (int)(colon - v.s) + 1 };
-				check_handle(p, &h);
-			} else if (kv(&a[i], "vhost", &v)) {
-				if (!(v.len == 2 && !memcmp(v.s, "on", 2)) &&
-				    !(v.len == 3 && !memcmp(v.s, "off", 3)))
-					diag(p, v.col, "l2 boot: vhost must be 'on' or 'off'");
-			} else if (kv(&a[i], "ip", &v)) {
-				if (!valid_ipv4(v.s, v.len, true))
-					diag(p, v.col, "l2 boot: bad address '%.*s': expected A.B.C.D/PREFIX",
-					     (int)v.len, v.s);
-			} else {
-				diag(p, a[i].col,
-				     "l2 boot: unknown option '%.*s': expected net=TAP, fd=PROCESS:HANDLE, vhost=on|off or ip=A.B.C.D/PREFIX",
-				     (int)a[i].len, a[i].s);
-			}
-		}
-		if (!have_net)
-			diag(p, end_col, "l2 boot: missing net=TAP or fd=PROCESS:HANDLE");
-		break;
+			diag(p, a[i].col, act == SCN_CREATE
+			     ? "create: unknown option '%.*s': expected persist, owner=UID, group=GID, multi_queue, vnet_hdr, excl or keep=HANDLE"
+			     : "attach: unknown option '%.*s': expected multi_queue, vnet_hdr or keep=HANDLE",
+			     (int)a[i].len, a[i].s);
 	}
-	case SCN_L2_PING:
-		if (n < 2) {
-			diag(p, end_col, "l2 ping: expected a VM name and an IPv4 address");
+}
+
+static void check_delete(struct parser *p, enum scn_action act,
+			 const struct token *a, int n, int end_col)
+{
+	check_type_and_name(p, scn_action_name(act), a, n, end_col);
+	for (int i = 2; i < n; i++)
+		if (!tok_is(&a[i], "multi_queue"))
+			diag(p, a[i].col, "delete: unknown option '%.*s': expected multi_queue",
+			     (int)a[i].len, a[i].s);
+}
+
+/* tunguard policy RULE [; RULE...]: each rule starts with allow, deny or default */
+static void check_tg_policy(struct parser *p, enum scn_action act,
+			    const struct token *a, int n, int end_col)
+{
+	static const char *const first[] = { "allow", "deny", "default", NULL };
+	bool rule_start = true;
+
+	(void)act;
+	if (!n)
+		diag(p, end_col, "tunguard policy: expected rules, separated by ';'");
+	for (int i = 0; i < n; i++) {
+		if (rule_start && !one_of(&a[i], first)) {
+			diag(p, a[i].col, "tunguard policy: a rule starts with allow, deny or default, got '%.*s'",
+			     (int)a[i].len, a[i].s);
 			break;
 		}
-		if (!valid_ipv4(a[1].s, a[1].len, false))
-			diag(p, a[1].col, "l2 ping: bad address '%.*s': expected A.B.C.D",
-			     (int)a[1].len, a[1].s);
-		for (int i = 2; i < n; i++) {
-			long cnt;
-			char *val;
-
-			if (!kv(&a[i], "count", &v)) {
-				diag(p, a[i].col, "l2 ping: unknown option '%.*s': expected count=N",
-				     (int)a[i].len, a[i].s);
-				continue;
-			}
-			val = tok_dup(&v);
-			if (!parse_uint_range(val, 1, 100, &cnt))
-				diag(p, v.col, "l2 ping: count must be 1..100");
-			free(val);
-		}
-		break;
-	case SCN_L2_STOP:
-		if (n != 1)
-			diag(p, n ? a[1].col : end_col, "l2 stop: expected exactly one VM name");
-		break;
+		rule_start = tok_is(&a[i], ";") || a[i].s[a[i].len - 1] == ';';
 	}
+}
+
+static void check_tg_mode(struct parser *p, enum scn_action act,
+			  const struct token *a, int n, int end_col)
+{
+	(void)act;
+	if (n != 1 || !one_of(&a[0], modes))
+		diag(p, n ? a[0].col : end_col, "tunguard mode: expected enforce, permissive or off");
+}
+
+static void check_probe(struct parser *p, enum scn_action act,
+			const struct token *a, int n, int end_col)
+{
+	static const char *const probes[] = { "ioeventfd", "irqfd", "realmode", NULL };
+
+	(void)act;
+	if (n < 1 || !one_of(&a[0], probes))
+		diag(p, n ? a[0].col : end_col, "probe: expected ioeventfd, irqfd or realmode");
+	for (int i = 1; i < n; i++)
+		if (!tok_is(&a[i], "--wrong") && !tok_is(&a[i], "--bench"))
+			diag(p, a[i].col, "probe: unknown option '%.*s': expected --bench or --wrong",
+			     (int)a[i].len, a[i].s);
+}
+
+static void check_close(struct parser *p, enum scn_action act,
+			const struct token *a, int n, int end_col)
+{
+	(void)act;
+	if (n != 1)
+		diag(p, n ? a[1].col : end_col, "close: expected exactly one handle");
+	else
+		check_handle(p, &a[0]);
+}
+
+static void check_queue(struct parser *p, enum scn_action act,
+			const struct token *a, int n, int end_col)
+{
+	(void)act;
+	if (n != 2 || (!tok_is(&a[1], "attach") && !tok_is(&a[1], "detach"))) {
+		diag(p, n > 1 ? a[1].col : end_col, "queue: expected 'queue HANDLE attach' or 'queue HANDLE detach'");
+		return;
+	}
+	check_handle(p, &a[0]);
+}
+
+static bool on_off(const struct token *v)
+{
+	return (v->len == 2 && !memcmp(v->s, "on", 2)) || (v->len == 3 && !memcmp(v->s, "off", 3));
+}
+
+static void check_set(struct parser *p, enum scn_action act,
+		      const struct token *a, int n, int end_col)
+{
+	struct token v;
+
+	(void)act;
+	if (n < 2) {
+		diag(p, end_col, "set: expected a handle and persist=on|off, owner=UID or group=GID");
+		return;
+	}
+	check_handle(p, &a[0]);
+	for (int i = 1; i < n; i++) {
+		if (kv(&a[i], "persist", &v)) {
+			if (!on_off(&v))
+				diag(p, v.col, "set: persist must be 'on' or 'off'");
+		} else if (kv(&a[i], "owner", &v)) {
+			need_id_value(p, &v, "owner");
+		} else if (kv(&a[i], "group", &v)) {
+			need_id_value(p, &v, "group");
+		} else {
+			diag(p, a[i].col, "set: unknown option '%.*s': expected persist=on|off, owner=UID or group=GID",
+			     (int)a[i].len, a[i].s);
+		}
+	}
+}
+
+static void check_send(struct parser *p, enum scn_action act,
+		       const struct token *a, int n, int end_col)
+{
+	(void)act;
+	if (n != 3 || !tok_is(&a[1], "to")) {
+		diag(p, n > 1 ? a[1].col : end_col, "send: expected 'send HANDLE to PROCESS'");
+		return;
+	}
+	check_handle(p, &a[0]);
+	if (!find_proc(p->cur, a[2].s, a[2].len))
+		diag(p, a[2].col, "send: no process '%.*s' in this scenario", (int)a[2].len, a[2].s);
+}
+
+static void check_link(struct parser *p, enum scn_action act,
+		       const struct token *a, int n, int end_col)
+{
+	(void)act;
+	if (n != 1 || !valid_ifname(&a[0]))
+		diag(p, n ? a[n > 1 ? 1 : 0].col : end_col, "link: expected exactly one device name");
+}
+
+static void check_ip(struct parser *p, enum scn_action act,
+		     const struct token *a, int n, int end_col)
+{
+	(void)act;
+	(void)a;
+	if (n < 1)
+		diag(p, end_col, "ip: expected iproute2 arguments, e.g. 'ip tuntap add lab0 mode tap'");
+}
+
+/*
+ * fd=PROC:H: the tap descriptor a named process holds, handed to QEMU as
+ * libvirt does (-netdev tap,fd=N).
+ */
+static void check_boot_fd(struct parser *p, const struct token *v)
+{
+	const char *colon = memchr(v->s, ':', v->len);
+	struct token h;
+
+	if (!colon || !find_proc(p->cur, v->s, (size_t)(colon - v->s))) {
+		diag(p, v->col, "l2 boot: fd= expects PROCESS:HANDLE of a named process of this scenario");
+		return;
+	}
+	h = (struct token){ colon + 1, v->len - (size_t)(colon - v->s) - 1,
+			    v->col + (int)(colon - v->s) + 1 };
+	check_handle(p, &h);
+}
+
+/* One option of l2 boot; true when it names the guest's tap. */
+static bool check_boot_option(struct parser *p, const struct token *a)
+{
+	struct token v;
+
+	if (kv(a, "net", &v)) {
+		if (!valid_ifname(&v))
+			diag(p, v.col, "l2 boot: bad tap name '%.*s'", (int)v.len, v.s);
+		return true;
+	}
+	if (kv(a, "fd", &v)) {
+		check_boot_fd(p, &v);
+		return true;
+	}
+	if (kv(a, "vhost", &v)) {
+		if (!on_off(&v))
+			diag(p, v.col, "l2 boot: vhost must be 'on' or 'off'");
+	} else if (kv(a, "ip", &v)) {
+		if (!valid_ipv4(v.s, v.len, true))
+			diag(p, v.col, "l2 boot: bad address '%.*s': expected A.B.C.D/PREFIX",
+			     (int)v.len, v.s);
+	} else {
+		diag(p, a->col,
+		     "l2 boot: unknown option '%.*s': expected net=TAP, fd=PROCESS:HANDLE, vhost=on|off or ip=A.B.C.D/PREFIX",
+		     (int)a->len, a->s);
+	}
+	return false;
+}
+
+static void check_l2_boot(struct parser *p, enum scn_action act,
+			  const struct token *a, int n, int end_col)
+{
+	bool have_net = false;
+
+	(void)act;
+	if (n < 1 || !valid_guest_name(&a[0])) {
+		diag(p, n ? a[0].col : end_col,
+		     "l2 boot: expected a VM name ([a-z0-9_-], at most 15 characters)");
+		return;
+	}
+	for (int i = 1; i < n; i++)
+		have_net |= check_boot_option(p, &a[i]);
+	if (!have_net)
+		diag(p, end_col, "l2 boot: missing net=TAP or fd=PROCESS:HANDLE");
+}
+
+static void check_l2_ping(struct parser *p, enum scn_action act,
+			  const struct token *a, int n, int end_col)
+{
+	struct token v;
+
+	(void)act;
+	if (n < 2) {
+		diag(p, end_col, "l2 ping: expected a VM name and an IPv4 address");
+		return;
+	}
+	if (!valid_ipv4(a[1].s, a[1].len, false))
+		diag(p, a[1].col, "l2 ping: bad address '%.*s': expected A.B.C.D",
+		     (int)a[1].len, a[1].s);
+	for (int i = 2; i < n; i++) {
+		long cnt;
+		char *val;
+
+		if (!kv(&a[i], "count", &v)) {
+			diag(p, a[i].col, "l2 ping: unknown option '%.*s': expected count=N",
+			     (int)a[i].len, a[i].s);
+			continue;
+		}
+		val = tok_dup(&v);
+		if (!parse_uint_range(val, 1, 100, &cnt))
+			diag(p, v.col, "l2 ping: count must be 1..100");
+		free(val);
+	}
+}
+
+static void check_l2_stop(struct parser *p, enum scn_action act,
+			  const struct token *a, int n, int end_col)
+{
+	(void)act;
+	(void)a;
+	if (n != 1)
+		diag(p, n ? a[1].col : end_col, "l2 stop: expected exactly one VM name");
+}
+
+/* What an action is called, how its words are checked, and what it allows. */
+enum {
+	ACT_KEEPS = 1 << 0,	/* keep=HANDLE: a named process keeps the descriptor */
+	ACT_FRESH = 1 << 1,	/* runs as a fresh process, never a named one */
+	ACT_GUEST = 1 << 2,	/* names a guest booted earlier */
+};
+
+typedef void (*check_fn)(struct parser *p, enum scn_action act, const struct token *a,
+			 int n, int end_col);
+
+static const struct action_spec {
+	const char *name;	/* one word, or a group word and its second */
+	check_fn check;
+	unsigned int flags;
+} actions[] = {
+	[SCN_CREATE] = { "create", check_create_attach, ACT_KEEPS },
+	[SCN_ATTACH] = { "attach", check_create_attach, ACT_KEEPS },
+	[SCN_DELETE] = { "delete", check_delete, 0 },
+	[SCN_LINK] = { "link", check_link, ACT_FRESH },
+	[SCN_IP] = { "ip", check_ip, ACT_FRESH },
+	[SCN_L2_BOOT] = { "l2 boot", check_l2_boot, ACT_FRESH },
+	[SCN_L2_PING] = { "l2 ping", check_l2_ping, ACT_FRESH | ACT_GUEST },
+	[SCN_L2_STOP] = { "l2 stop", check_l2_stop, ACT_FRESH | ACT_GUEST },
+	[SCN_CLOSE] = { "close", check_close, 0 },
+	[SCN_QUEUE] = { "queue", check_queue, 0 },
+	[SCN_SET] = { "set", check_set, 0 },
+	[SCN_SEND] = { "send", check_send, 0 },
+	[SCN_TG_POLICY] = { "tunguard policy", check_tg_policy, ACT_FRESH },
+	[SCN_TG_MODE] = { "tunguard mode", check_tg_mode, ACT_FRESH },
+	[SCN_PROBE] = { "probe", check_probe, ACT_FRESH },
+};
+
+/* Group words: an action of theirs needs a second word. */
+static const struct {
+	const char *word;
+	const char *missing;		/* no second word */
+	const char *unknown;		/* an unknown one; NULL: as @missing */
+} groups[] = {
+	{ "tunguard", "tunguard: expected 'policy RULE [; RULE...]' or 'mode enforce|permissive|off'",
+	  NULL },
+	{ "l2", "l2: expected 'boot', 'ping' or 'stop'",
+	  "l2: unknown action '%.*s': expected boot, ping or stop" },
+};
+
+const char *scn_action_name(enum scn_action a)
+{
+	return actions[a].name;
+}
+
+/* @t is @name's word @part (0 or 1), @name being "word" or "word second". */
+static bool tok_is_part(const struct token *t, const char *name, int part)
+{
+	const char *sp = strchr(name, ' ');
+	const char *w = part ? (sp ? sp + 1 : NULL) : name;
+	size_t len = part ? (w ? strlen(w) : 0) : (sp ? (size_t)(sp - name) : strlen(name));
+
+	return w && t->len == len && !memcmp(t->s, w, len);
+}
+
+static int find_action(const struct token *w1, const struct token *w2)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(actions); k++)
+		if (tok_is_part(w1, actions[k].name, 0) &&
+		    (!strchr(actions[k].name, ' ') || (w2 && tok_is_part(w2, actions[k].name, 1))))
+			return (int)k;
+	return -1;
+}
+
+/*
+ * The action of the step whose words run from @t[i] to the arrow at @t[arrow];
+ * its arguments start at *@argstart. -1 after a diagnostic.
+ */
+static int step_action(struct parser *p, const struct token *t, int i, int arrow, int *argstart)
+{
+	const struct token *w2 = i + 1 < arrow ? &t[i + 1] : NULL;
+	int k = find_action(&t[i], w2);
+
+	for (size_t g = 0; k < 0 && g < ARRAY_SIZE(groups); g++) {
+		if (!tok_is(&t[i], groups[g].word))
+			continue;
+		if (!w2 || !groups[g].unknown)
+			diag(p, w2 ? w2->col : t[i].col + (int)t[i].len, "%s", groups[g].missing);
+		else
+			diag(p, w2->col, groups[g].unknown, (int)w2->len, w2->s);
+		return -1;
+	}
+	if (k < 0) {
+		diag(p, t[i].col,
+		     "unknown action '%.*s': expected create, attach, delete, link, ip, close, queue, set, send, tunguard, probe or l2",
+		     (int)t[i].len, t[i].s);
+		return -1;
+	}
+	*argstart = i + (strchr(actions[k].name, ' ') ? 2 : 1);
+	return k;
 }
 
 /* l2 ping/stop must name a VM booted earlier in the same scenario. */
@@ -648,6 +797,78 @@ static void check_guest_known(struct parser *p, const struct scenario *s,
 	     (int)vm->len, vm->s, (int)vm->len, vm->s);
 }
 
+enum decision_want { WANT_OP, WANT_VERDICT, WANT_FIELD };
+
+static bool decision_op(struct parser *p, struct scn_step *st, const struct token *w)
+{
+	static const char *const ops[] = { "create", "open", "attach", "attach_queue", NULL };
+	struct scn_decision *d;
+
+	if (!one_of(w, ops)) {
+		diag(p, w->col, "decision: unknown operation '%.*s': expected create, open, attach or attach_queue",
+		     (int)w->len, w->s);
+		return false;
+	}
+	st->decisions = xrealloc(st->decisions, sizeof(*d) * (size_t)(st->ndecisions + 1));
+	d = &st->decisions[st->ndecisions++];
+	memset(d, 0, sizeof(*d));
+	d->op = tok_dup(w);
+	return true;
+}
+
+static bool decision_verdict(struct parser *p, struct scn_decision *d, const struct token *w)
+{
+	static const char *const verdicts[] = { "allow", "deny", NULL };
+
+	if (!one_of(w, verdicts)) {
+		diag(p, w->col, "decision: expected 'allow' or 'deny' after '%s', got '%.*s'",
+		     d->op, (int)w->len, w->s);
+		return false;
+	}
+	d->verdict = tok_dup(w);
+	return true;
+}
+
+static bool decision_field(struct parser *p, struct scn_decision *d, const struct token *w)
+{
+	static const char *const keys[] = { "rule", "uid", "gid", "dev", "type", "mode",
+					    "comm", NULL };
+	const char *eq = memchr(w->s, '=', w->len);
+	struct token k = { w->s, eq ? (size_t)(eq - w->s) : w->len, w->col };
+
+	if (!eq || eq == w->s + w->len - 1 || !one_of(&k, keys)) {
+		diag(p, w->col, "decision: bad field '%.*s': expected rule=, uid=, gid=, dev=, type=, mode= or comm= with a value, or ',' before the next record",
+		     (int)w->len, w->s);
+		return false;
+	}
+	if (d->nfields == SCN_MAX_DFIELDS) {
+		diag(p, w->col, "decision: at most %d fields per record", SCN_MAX_DFIELDS);
+		return false;
+	}
+	d->keys[d->nfields] = tok_dup(&k);
+	d->vals[d->nfields++] = xstrndup(eq + 1, (size_t)(w->s + w->len - eq - 1));
+	return true;
+}
+
+/* One word of a record, as what comes next; false after a diagnostic. */
+static bool decision_word(struct parser *p, struct scn_step *st, const struct token *w,
+			  enum decision_want *want)
+{
+	struct scn_decision *d = st->ndecisions ? &st->decisions[st->ndecisions - 1] : NULL;
+
+	switch (*want) {
+	case WANT_OP:
+		*want = WANT_VERDICT;
+		return decision_op(p, st, w);
+	case WANT_VERDICT:
+		*want = WANT_FIELD;
+		return decision_verdict(p, d, w);
+	case WANT_FIELD:
+		break;
+	}
+	return decision_field(p, d, w);
+}
+
 /*
  * decision none | decision OP VERDICT [KEY=VALUE...] [, OP VERDICT ...]
  * A comma ends a record; it may stand alone or end a word.
@@ -655,12 +876,7 @@ static void check_guest_known(struct parser *p, const struct scenario *s,
 static void parse_decisions(struct parser *p, struct scn_step *st, struct token *t,
 			    int n, int end_col)
 {
-	static const char *const ops[] = { "create", "open", "attach", "attach_queue", NULL };
-	static const char *const verdicts[] = { "allow", "deny", NULL };
-	static const char *const keys[] = { "rule", "uid", "gid", "dev", "type", "mode",
-					    "comm", NULL };
-	struct scn_decision *d = NULL;
-	int want = 0;	/* 0: an op, 1: a verdict, 2: fields or a comma */
+	enum decision_want want = WANT_OP;
 
 	st->check_decisions = true;
 	if (n == 1 && tok_is(&t[0], "none"))
@@ -675,208 +891,168 @@ static void parse_decisions(struct parser *p, struct scn_step *st, struct token 
 
 		if (comma)
 			w.len--;
-		if (w.len) {
-			if (want == 0) {
-				if (!one_of(&w, ops)) {
-					diag(p, w.col, "decision: unknown operation '%.*s': expected create, open, attach or attach_queue",
-					     (int)w.len, w.s);
-					return;
-				}
-				st->decisions = xrealloc(st->decisions, sizeof(*d) * (size_t)(st->ndecisions + 1));
-				d = &st->decisions[st->ndecisions++];
-				memset(d, 0, sizeof(*d));
-				d->op = tok_dup(&w);
-				want = 1;
-			} else if (want == 1) {
-				if (!one_of(&w, verdicts)) {
-					diag(p, w.col, "decision: expected 'allow' or 'deny' after '%s', got '%.*s'",
-					     d->op, (int)w.len, w.s);
-					return;
-				}
-				d->verdict = tok_dup(&w);
-				want = 2;
-			} else {
-				const char *eq = memchr(w.s, '=', w.len);
-				struct token k = { w.s, eq ? (size_t)(eq - w.s) : w.len, w.col };
-
-				if (!eq || eq == w.s + w.len - 1 || !one_of(&k, keys)) {
-					diag(p, w.col, "decision: bad field '%.*s': expected rule=, uid=, gid=, dev=, type=, mode= or comm= with a value, or ',' before the next record",
-					     (int)w.len, w.s);
-					return;
-				}
-				if (d->nfields == SCN_MAX_DFIELDS) {
-					diag(p, w.col, "decision: at most %d fields per record", SCN_MAX_DFIELDS);
-					return;
-				}
-				d->keys[d->nfields] = tok_dup(&k);
-				d->vals[d->nfields++] = xstrndup(eq + 1, (size_t)(w.s + w.len - eq - 1));
-			}
+		if (w.len && !decision_word(p, st, &w, &want))
+			return;
+		if (comma && want != WANT_FIELD) {
+			diag(p, w.col + (int)w.len, "decision: ',' before the record was complete (OP VERDICT)");
+			return;
 		}
-		if (comma) {
-			if (want != 2) {
-				diag(p, w.col + (int)w.len, "decision: ',' before the record was complete (OP VERDICT)");
-				return;
-			}
-			want = 0;
-		}
+		if (comma)
+			want = WANT_OP;
 	}
-	if (want != 2)
+	if (want != WANT_FIELD)
 		diag(p, t[n - 1].col + (int)t[n - 1].len,
 		     "decision: the last record is incomplete: expected OP VERDICT");
 }
 
-static void parse_step(struct parser *p, const char *line, struct token *t, int n)
+/* [as ACTOR]: the index of the word after it, or -1 after a diagnostic. */
+static int step_actor(struct parser *p, const struct token *t, int n, int end_col,
+		      struct scn_actor *actor)
 {
-	struct scenario *s = p->cur;
-	struct scn_step st = { 0 };
-	int i = 0, arrow = -1, errors = p->errors, argstart, end_col;
+	actor->root = true;
+	if (!tok_is(&t[0], "as"))
+		return 0;
+	if (n < 2) {
+		diag(p, end_col, "expected an actor after 'as' (root or UID[:GID[,GID...]])");
+		return -1;
+	}
+	parse_actor(p, &t[1], actor);
+	return 2;
+}
 
-	end_col = (int)strlen(line) + 1;
-	st.line = p->line;
-	st.actor.root = true;
-	if (tok_is(&t[0], "as")) {
-		if (n < 2) {
-			diag(p, end_col, "expected an actor after 'as' (root or UID[:GID[,GID...]])");
-			return;
+/* The "=>" after an action, or -1 after a diagnostic. */
+static int step_arrow(struct parser *p, const struct token *t, int i, int n, int end_col)
+{
+	for (int k = i; k < n; k++) {
+		if (!tok_is(&t[k], "=>"))
+			continue;
+		if (k == i) {
+			diag(p, t[k].col, "expected an action before '=>'");
+			return -1;
 		}
-		parse_actor(p, &t[1], &st.actor);
-		i = 2;
+		return k;
 	}
-	for (int k = i; k < n; k++)
-		if (tok_is(&t[k], "=>")) {
-			arrow = k;
-			break;
-		}
-	if (arrow < 0) {
-		diag(p, end_col, "missing expectation: expected '=> ok', '=> fail' or '=> ERRNO' at the end of the step");
-		return;
-	}
-	if (i >= arrow) {
-		diag(p, t[arrow].col, "expected an action before '=>'");
-		return;
-	}
+	diag(p, end_col, "missing expectation: expected '=> ok', '=> fail' or '=> ERRNO' at the end of the step");
+	return -1;
+}
 
-	if (tok_is(&t[i], "tunguard")) {
-		if (i + 1 < arrow && tok_is(&t[i + 1], "policy")) {
-			st.action = SCN_TG_POLICY;
-		} else if (i + 1 < arrow && tok_is(&t[i + 1], "mode")) {
-			st.action = SCN_TG_MODE;
-		} else {
-			diag(p, i + 1 < arrow ? t[i + 1].col : t[i].col + 8,
-			     "tunguard: expected 'policy RULE [; RULE...]' or 'mode enforce|permissive|off'");
-			return;
-		}
-		argstart = i + 2;
-	} else if (tok_is(&t[i], "l2")) {
-		if (i + 1 >= arrow) {
-			diag(p, t[i].col + 2, "l2: expected 'boot', 'ping' or 'stop'");
-			return;
-		}
-		if (tok_is(&t[i + 1], "boot"))
-			st.action = SCN_L2_BOOT;
-		else if (tok_is(&t[i + 1], "ping"))
-			st.action = SCN_L2_PING;
-		else if (tok_is(&t[i + 1], "stop"))
-			st.action = SCN_L2_STOP;
-		else {
-			diag(p, t[i + 1].col, "l2: unknown action '%.*s': expected boot, ping or stop",
-			     (int)t[i + 1].len, t[i + 1].s);
-			return;
-		}
-		argstart = i + 2;
-	} else {
-		static const struct {
-			const char *w;
-			enum scn_action a;
-		} words[] = {
-			{ "create", SCN_CREATE }, { "attach", SCN_ATTACH },
-			{ "delete", SCN_DELETE }, { "link", SCN_LINK },
-			{ "ip", SCN_IP }, { "close", SCN_CLOSE },
-			{ "queue", SCN_QUEUE }, { "set", SCN_SET },
-			{ "send", SCN_SEND }, { "probe", SCN_PROBE },
-		};
-		size_t k;
-
-		for (k = 0; k < ARRAY_SIZE(words); k++)
-			if (tok_is(&t[i], words[k].w))
-				break;
-		if (k == ARRAY_SIZE(words)) {
-			diag(p, t[i].col,
-			     "unknown action '%.*s': expected create, attach, delete, link, ip, close, queue, set, send, tunguard, probe or l2",
-			     (int)t[i].len, t[i].s);
-			return;
-		}
-		st.action = words[k].a;
-		argstart = i + 1;
-	}
-	check_args(p, st.action, &t[argstart], arrow - argstart, t[arrow].col);
-	if ((st.action == SCN_L2_PING || st.action == SCN_L2_STOP) &&
-	    arrow > argstart)
-		check_guest_known(p, s, &t[argstart]);
+/* => ok | fail | ERRNO [decision ...] */
+static void step_expectation(struct parser *p, struct scn_step *st, struct token *t,
+			     int arrow, int n)
+{
+	const struct token *e = &t[arrow + 1];
+	char *name;
 
 	if (arrow + 1 >= n) {
 		diag(p, t[arrow].col + 2, "expected 'ok', 'fail' or an errno name (EPERM, EBUSY, ...) after '=>'");
-	} else {
-		const struct token *e = &t[arrow + 1];
-
-		if (tok_is(e, "ok")) {
-			st.expect = SCN_EXPECT_OK;
-		} else if (tok_is(e, "fail")) {
-			st.expect = SCN_EXPECT_FAIL;
-		} else {
-			char *name = tok_dup(e);
-
-			st.expect = SCN_EXPECT_ERRNO;
-			st.expect_errno = errno_from_name(name);
-			if (st.expect_errno < 0)
-				diag(p, e->col, "unknown expectation '%s': expected 'ok', 'fail' or an errno name such as EPERM",
-				     name);
-			free(name);
-		}
-		if (arrow + 2 < n && tok_is(&t[arrow + 2], "decision"))
-			parse_decisions(p, &st, &t[arrow + 3], n - arrow - 3,
-					t[arrow + 2].col + 8);
-		else if (arrow + 2 < n)
-			diag(p, t[arrow + 2].col, "unexpected '%.*s' after the expectation: expected 'decision ...' or the end of the step",
-			     (int)t[arrow + 2].len, t[arrow + 2].s);
+		return;
 	}
-	for (int k = argstart; k < arrow; k++) {
-		struct token v;
+	if (tok_is(e, "ok")) {
+		st->expect = SCN_EXPECT_OK;
+	} else if (tok_is(e, "fail")) {
+		st->expect = SCN_EXPECT_FAIL;
+	} else {
+		name = tok_dup(e);
+		st->expect = SCN_EXPECT_ERRNO;
+		st->expect_errno = errno_from_name(name);
+		if (st->expect_errno < 0)
+			diag(p, e->col, "unknown expectation '%s': expected 'ok', 'fail' or an errno name such as EPERM",
+			     name);
+		free(name);
+	}
+	if (arrow + 2 < n && tok_is(&t[arrow + 2], "decision"))
+		parse_decisions(p, st, &t[arrow + 3], n - arrow - 3, t[arrow + 2].col + 8);
+	else if (arrow + 2 < n)
+		diag(p, t[arrow + 2].col, "unexpected '%.*s' after the expectation: expected 'decision ...' or the end of the step",
+		     (int)t[arrow + 2].len, t[arrow + 2].s);
+}
 
-		if ((st.action == SCN_CREATE || st.action == SCN_ATTACH) && kv(&t[k], "keep", &v) &&
-		    !st.actor.proc[0])
+/* What the action allows of its actor: keep= needs a named process, some run fresh. */
+static void step_actor_fits(struct parser *p, const struct scn_step *st, const struct token *t,
+			    int argstart, int arrow)
+{
+	unsigned int flags = actions[st->action].flags;
+	struct token v;
+
+	for (int k = argstart; k < arrow && (flags & ACT_KEEPS); k++)
+		if (kv(&t[k], "keep", &v) && !st->actor.proc[0])
 			diag(p, t[k].col, "keep=%.*s needs a named process to keep it: 'as NAME=ACTOR'",
 			     (int)v.len, v.s);
-	}
-	if ((st.action == SCN_L2_BOOT || st.action == SCN_IP || st.action == SCN_LINK ||
-	     st.action == SCN_L2_PING || st.action == SCN_L2_STOP || st.action == SCN_PROBE ||
-	     st.action == SCN_TG_POLICY || st.action == SCN_TG_MODE) && st.actor.proc[0])
+	if ((flags & ACT_FRESH) && st->actor.proc[0])
 		diag(p, t[1].col, "%s runs as a fresh process: name an actor, not a process",
-		     scn_action_name(st.action));
-	if (p->errors != errors)
+		     scn_action_name(st->action));
+}
+
+/* Handles the step keeps become known to the steps after it. */
+static void step_add_handles(struct scenario *s, const struct scn_step *st,
+			     const struct token *t, int argstart, int arrow)
+{
+	struct token v;
+
+	if (!(actions[st->action].flags & ACT_KEEPS))
 		return;
 	for (int k = argstart; k < arrow; k++) {
-		struct token v;
-
-		if ((st.action == SCN_CREATE || st.action == SCN_ATTACH) && kv(&t[k], "keep", &v) &&
-		    !handle_known(s, &v)) {
+		if (kv(&t[k], "keep", &v) && !handle_known(s, &v)) {
 			s->handles = xrealloc(s->handles, sizeof(char *) * (size_t)(s->nhandles + 1));
 			s->handles[s->nhandles++] = tok_dup(&v);
 		}
 	}
+}
 
-	st.argc = arrow - argstart;
-	st.argv = xcalloc((size_t)st.argc + 1, sizeof(char *));
-	for (int k = 0; k < st.argc; k++)
-		st.argv[k] = tok_dup(&t[argstart + k]);
-	{
-		const char *from = t[0].s;
-		const char *to = t[n - 1].s + t[n - 1].len;
-
-		st.text = xstrndup(from, (size_t)(to - from));
-	}
+/* The valid step joins its scenario with its arguments and its text. */
+static void step_store(struct scenario *s, struct scn_step *st, const struct token *t, int n,
+		       int argstart, int arrow)
+{
+	st->argc = arrow - argstart;
+	st->argv = xcalloc((size_t)st->argc + 1, sizeof(char *));
+	for (int k = 0; k < st->argc; k++)
+		st->argv[k] = tok_dup(&t[argstart + k]);
+	st->text = xstrndup(t[0].s, (size_t)(t[n - 1].s + t[n - 1].len - t[0].s));
 	s->steps = xrealloc(s->steps, sizeof(*s->steps) * (size_t)(s->nsteps + 1));
-	s->steps[s->nsteps++] = st;
+	s->steps[s->nsteps++] = *st;
+}
+
+static void decisions_free(struct scn_step *st)
+{
+	for (int k = 0; k < st->ndecisions; k++) {
+		struct scn_decision *d = &st->decisions[k];
+
+		for (int f = 0; f < d->nfields; f++) {
+			free(d->keys[f]);
+			free(d->vals[f]);
+		}
+		free(d->op);
+		free(d->verdict);
+	}
+	free(st->decisions);
+}
+
+/* [as ACTOR] ACTION ARGS... => EXPECT [decision ...] */
+static void parse_step(struct parser *p, const char *line, struct token *t, int n)
+{
+	struct scn_step st = { .line = p->line };
+	int errors = p->errors, end_col = (int)strlen(line) + 1;
+	int i, arrow, action = -1, argstart = 0;
+
+	i = step_actor(p, t, n, end_col, &st.actor);
+	if (i >= 0)
+		arrow = step_arrow(p, t, i, n, end_col);
+	if (i >= 0 && arrow >= 0)
+		action = step_action(p, t, i, arrow, &argstart);
+	if (action < 0)
+		return;
+	st.action = (enum scn_action)action;
+	actions[st.action].check(p, st.action, &t[argstart], arrow - argstart, t[arrow].col);
+	if ((actions[st.action].flags & ACT_GUEST) && arrow > argstart)
+		check_guest_known(p, p->cur, &t[argstart]);
+	step_expectation(p, &st, t, arrow, n);
+	step_actor_fits(p, &st, t, argstart, arrow);
+	if (p->errors != errors) {
+		decisions_free(&st);
+		return;
+	}
+	step_add_handles(p->cur, &st, t, argstart, arrow);
+	step_store(p->cur, &st, t, n, argstart, arrow);
 }
 
 static void finish_scenario(struct parser *p)
@@ -906,8 +1082,7 @@ static void inherit_context(struct scenario *sc, const struct scenario *prev)
 	}
 }
 
-static void parse_directive_scenario(struct parser *p, const char *line,
-				     struct token *t, int n)
+static void parse_directive_scenario(struct parser *p, const struct token *t, int n)
 {
 	struct scn_file *f = p->file;
 	struct scenario *s;
@@ -919,7 +1094,6 @@ static void parse_directive_scenario(struct parser *p, const char *line,
 		p->cur = NULL;
 		return;
 	}
-	(void)line;
 	from = t[1].s;
 	to = t[n - 1].s + t[n - 1].len;
 	f->scenarios = xrealloc(f->scenarios, sizeof(*f->scenarios) * (size_t)(f->nscenarios + 1));
@@ -933,6 +1107,108 @@ static void parse_directive_scenario(struct parser *p, const char *line,
 	p->errors_at_scenario = p->errors;
 }
 
+static void directive_tags(struct parser *p, const struct token *t, int n)
+{
+	struct scenario *s = p->cur;
+
+	if (n < 2)
+		diag(p, t[0].col + 4, "tags: expected at least one tag");
+	for (int i = 1; i < n; i++) {
+		s->tags = xrealloc(s->tags, sizeof(char *) * (size_t)(s->ntags + 1));
+		s->tags[s->ntags++] = tok_dup(&t[i]);
+	}
+}
+
+static void directive_requires(struct parser *p, const struct token *t, int n)
+{
+	if (n < 2)
+		diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard)");
+	for (int i = 1; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(features); k++)
+			if (tok_is(&t[i], features[k].name))
+				break;
+		if (k == ARRAY_SIZE(features))
+			diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx or tunguard",
+			     (int)t[i].len, t[i].s);
+		else
+			p->cur->requires |= features[k].bit;
+	}
+}
+
+/* policy RULE: one line of the tunguard policy the scenario starts with */
+static void directive_policy(struct parser *p, const struct token *t, int n)
+{
+	static const char *const first[] = { "allow", "deny", "default", NULL };
+	struct scenario *sc = p->cur;
+	char *old = sc->policy;
+
+	if (n < 2 || !one_of(&t[1], first)) {
+		diag(p, n > 1 ? t[1].col : t[0].col + 6,
+		     "policy: expected a tunguard rule ('allow ...', 'deny ...') or 'default allow|deny'");
+		return;
+	}
+	sc->policy = xasprintf("%s%.*s\n", old ? old : "",
+			       (int)(t[n - 1].s + t[n - 1].len - t[1].s), t[1].s);
+	free(old);
+}
+
+static void directive_continues(struct parser *p, const struct token *t, int n)
+{
+	if (n != 1)
+		diag(p, t[1].col, "continues: takes no argument");
+	else if (p->cur->index == 0)
+		diag(p, t[0].col, "continues: the first scenario of a file has nothing to continue");
+	else
+		inherit_context(p->cur, &p->file->scenarios[p->cur->index - 1]);
+}
+
+static void directive_netns(struct parser *p, const struct token *t, int n)
+{
+	if (n != 2 || (!tok_is(&t[1], "init") && !tok_is(&t[1], "fresh"))) {
+		diag(p, n > 1 ? t[1].col : t[0].col + 5,
+		     "netns: expected 'fresh' (the default) or 'init'");
+		return;
+	}
+	p->cur->init_netns = tok_is(&t[1], "init");
+}
+
+static void directive_mode(struct parser *p, const struct token *t, int n)
+{
+	if (n != 2 || !one_of(&t[1], modes)) {
+		diag(p, n > 1 ? t[1].col : t[0].col + 4,
+		     "mode: expected enforce, permissive or off");
+		return;
+	}
+	free(p->cur->mode);
+	p->cur->mode = tok_dup(&t[1]);
+}
+
+static void directive_timeout(struct parser *p, const struct token *t, int n)
+{
+	char *val = n == 2 ? tok_dup(&t[1]) : NULL;
+	long v;
+
+	if (!val || !parse_uint_range(val, 1, 3600, &v))
+		diag(p, n > 1 ? t[1].col : t[0].col + 7,
+		     "timeout: expected one number of seconds (1..3600)");
+	else
+		p->cur->timeout_s = (int)v;
+	free(val);
+}
+
+/* The lines of a scenario that are not steps. */
+static const struct {
+	const char *word;
+	void (*parse)(struct parser *p, const struct token *t, int n);
+} directives[] = {
+	{ "tags", directive_tags }, { "requires", directive_requires },
+	{ "policy", directive_policy }, { "continues", directive_continues },
+	{ "netns", directive_netns }, { "mode", directive_mode },
+	{ "timeout", directive_timeout },
+};
+
 static void parse_line(struct parser *p, const char *line)
 {
 	struct token t[SCN_MAX_TOKENS];
@@ -945,7 +1221,7 @@ static void parse_line(struct parser *p, const char *line)
 	if (!n)
 		return;
 	if (tok_is(&t[0], "scenario")) {
-		parse_directive_scenario(p, line, t, n);
+		parse_directive_scenario(p, t, n);
 		return;
 	}
 	if (!p->cur) {
@@ -953,83 +1229,13 @@ static void parse_line(struct parser *p, const char *line)
 		     (int)t[0].len, t[0].s);
 		return;
 	}
-	if (tok_is(&t[0], "tags")) {
-		if (n < 2)
-			diag(p, t[0].col + 4, "tags: expected at least one tag");
-		for (int i = 1; i < n; i++) {
-			struct scenario *s = p->cur;
-
-			s->tags = xrealloc(s->tags, sizeof(char *) * (size_t)(s->ntags + 1));
-			s->tags[s->ntags++] = tok_dup(&t[i]);
-		}
-	} else if (tok_is(&t[0], "requires")) {
-		if (n < 2)
-			diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard)");
-		for (int i = 1; i < n; i++) {
-			size_t k;
-
-			for (k = 0; k < ARRAY_SIZE(features); k++)
-				if (tok_is(&t[i], features[k].name))
-					break;
-			if (k == ARRAY_SIZE(features))
-				diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx or tunguard",
-				     (int)t[i].len, t[i].s);
-			else
-				p->cur->requires |= features[k].bit;
-		}
-	} else if (tok_is(&t[0], "policy")) {
-		struct scenario *sc = p->cur;
-		const char *from, *to;
-		char *old;
-		static const char *const first[] = { "allow", "deny", "default", NULL };
-
-		if (n < 2 || !one_of(&t[1], first)) {
-			diag(p, n > 1 ? t[1].col : t[0].col + 6,
-			     "policy: expected a tunguard rule ('allow ...', 'deny ...') or 'default allow|deny'");
+	for (size_t k = 0; k < ARRAY_SIZE(directives); k++) {
+		if (tok_is(&t[0], directives[k].word)) {
+			directives[k].parse(p, t, n);
 			return;
 		}
-		from = t[1].s;
-		to = t[n - 1].s + t[n - 1].len;
-		old = sc->policy;
-		sc->policy = xasprintf("%s%.*s\n", old ? old : "", (int)(to - from), from);
-		free(old);
-	} else if (tok_is(&t[0], "continues")) {
-		if (n != 1)
-			diag(p, t[1].col, "continues: takes no argument");
-		else if (p->cur->index == 0)
-			diag(p, t[0].col, "continues: the first scenario of a file has nothing to continue");
-		else
-			inherit_context(p->cur, &p->file->scenarios[p->cur->index - 1]);
-	} else if (tok_is(&t[0], "netns")) {
-		if (n != 2 || (!tok_is(&t[1], "init") && !tok_is(&t[1], "fresh"))) {
-			diag(p, n > 1 ? t[1].col : t[0].col + 5,
-			     "netns: expected 'fresh' (the default) or 'init'");
-			return;
-		}
-		p->cur->init_netns = tok_is(&t[1], "init");
-	} else if (tok_is(&t[0], "mode")) {
-		static const char *const modes[] = { "enforce", "permissive", "off", NULL };
-
-		if (n != 2 || !one_of(&t[1], modes)) {
-			diag(p, n > 1 ? t[1].col : t[0].col + 4,
-			     "mode: expected enforce, permissive or off");
-			return;
-		}
-		free(p->cur->mode);
-		p->cur->mode = tok_dup(&t[1]);
-	} else if (tok_is(&t[0], "timeout")) {
-		long v;
-		char *val = n == 2 ? tok_dup(&t[1]) : NULL;
-
-		if (!val || !parse_uint_range(val, 1, 3600, &v))
-			diag(p, n > 1 ? t[1].col : t[0].col + 7,
-			     "timeout: expected one number of seconds (1..3600)");
-		else
-			p->cur->timeout_s = (int)v;
-		free(val);
-	} else {
-		parse_step(p, line, t, n);
 	}
+	parse_step(p, line, t, n);
 }
 
 int scn_parse(const char *path, const char *text, struct scn_file *out,
@@ -1099,17 +1305,7 @@ void scn_file_free(struct scn_file *f)
 		struct scenario *s = &f->scenarios[i];
 
 		for (int j = 0; j < s->nsteps; j++) {
-			for (int k = 0; k < s->steps[j].ndecisions; k++) {
-				struct scn_decision *d = &s->steps[j].decisions[k];
-
-				for (int f = 0; f < d->nfields; f++) {
-					free(d->keys[f]);
-					free(d->vals[f]);
-				}
-				free(d->op);
-				free(d->verdict);
-			}
-			free(s->steps[j].decisions);
+			decisions_free(&s->steps[j]);
 			for (int k = 0; k < s->steps[j].argc; k++)
 				free(s->steps[j].argv[k]);
 			free(s->steps[j].argv);
