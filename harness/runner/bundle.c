@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "bundle.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void pad4(struct sbuf *sb)
@@ -43,4 +45,72 @@ void cpio_finish(struct cpio_writer *w)
 {
 	w->ino = 0;
 	entry(w, "TRAILER!!!", 0, NULL, 0);
+}
+
+static int file_index(const struct plan *plan, const struct scenario *sc)
+{
+	for (int i = 0; i < plan->nfiles; i++)
+		if (sc >= plan->files[i].scenarios &&
+		    sc < plan->files[i].scenarios + plan->files[i].nscenarios)
+			return i;
+	return -1;
+}
+
+/* Every file of the plan as tunlab/scn/N.scn, and the plan's lines for @idx. */
+static int bundle(struct cpio_writer *w, const struct plan *plan, const int *idx, int n)
+{
+	struct sbuf lines = { 0 };
+
+	cpio_add_dir(w, BUNDLE_DIR);
+	cpio_add_dir(w, BUNDLE_DIR "/scn");
+	for (int i = 0; i < plan->nfiles; i++) {
+		size_t len;
+		char *text = read_file(plan->files[i].path, &len);
+		char *name = xasprintf(BUNDLE_DIR "/scn/%d.scn", i);
+
+		if (!text) {
+			free(name);
+			return -1;
+		}
+		cpio_add_file(w, name, text, len, 0644);
+		free(name);
+		free(text);
+	}
+	sbuf_puts(&lines, "");
+	for (int k = 0; k < n; k++) {
+		const struct scenario *sc = plan->scenarios[idx[k]];
+
+		sbuf_printf(&lines, "%d\t" BUNDLE_DIR "/scn/%d.scn\t%d\n", idx[k],
+			    file_index(plan, sc), sc->index);
+	}
+	cpio_add_file(w, BUNDLE_PLAN, lines.buf, lines.len, 0644);
+	cpio_finish(w);
+	sbuf_free(&lines);
+	return 0;
+}
+
+int bundle_write_initrd(const char *base, const struct plan *plan, const int *idx, int n,
+			const char *path)
+{
+	static const char zeros[4];
+	struct cpio_writer w = { 0 };
+	struct sbuf all = { 0 };
+	int ret = -1, err;
+	size_t len;
+	char *text = read_file(base, &len);
+
+	if (text && bundle(&w, plan, idx, n) == 0) {
+		/* the kernel unpacks concatenated archives; keep 4-byte alignment */
+		sbuf_add(&all, text, len);
+		if (all.len % 4)
+			sbuf_add(&all, zeros, 4 - all.len % 4);
+		sbuf_add(&all, w.out.buf, w.out.len);
+		ret = write_file(path, all.buf, all.len);
+	}
+	err = errno;
+	free(text);
+	sbuf_free(&w.out);
+	sbuf_free(&all);
+	errno = err;
+	return ret;
 }

@@ -7,6 +7,7 @@
 #ifndef TUNLAB_BUNDLE_H
 #define TUNLAB_BUNDLE_H
 
+#include "plan.h"
 #include "common/util.h"
 
 #define BUNDLE_DIR "tunlab"
@@ -22,5 +23,13 @@ void cpio_add_file(struct cpio_writer *w, const char *name, const char *data,
 		   size_t len, unsigned int mode);
 /* Appends the trailer; the archive is then w->out.buf / w->out.len. */
 void cpio_finish(struct cpio_writer *w);
+
+/*
+ * Write @path: the initramfs @base followed by the bundle of @plan's files
+ * and a plan of the @n scenarios whose plan indices are in @idx. -1 with
+ * errno.
+ */
+int bundle_write_initrd(const char *base, const struct plan *plan, const int *idx, int n,
+			const char *path);
 
 #endif

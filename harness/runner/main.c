@@ -25,6 +25,14 @@ struct opts {
 	const char *results_root;
 	bool check;
 	bool list;
+	bool no_scenarios;
+	bool fail_fast;
+	bool no_ktap;
+	bool cpus_set;
+	int ntags;
+	char **tags;
+	struct sbuf append;	/* L1's command line, as --append and other options give it */
+	struct sbuf ktap;	/* tunlab.ktap=, from --ktap */
 	struct lab_opts lab;
 };
 
@@ -172,31 +180,212 @@ static void list_plan(const struct plan *s)
 	}
 }
 
+static const struct option longopts[] = {
+	{ "check", no_argument, NULL, 'c' },
+	{ "list", no_argument, NULL, 'l' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "initrd", required_argument, NULL, 'i' },
+	{ "results", required_argument, NULL, 'r' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "step-timeout", required_argument, NULL, 'S' },
+	{ "boot-timeout", required_argument, NULL, 'B' },
+	{ "cpus", required_argument, NULL, 'p' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "console", no_argument, NULL, 'C' },
+	{ "append", required_argument, NULL, 'a' },
+	{ "ktap", required_argument, NULL, 'K' },
+	{ "no-scenarios", no_argument, NULL, 'N' },
+	{ "no-ktap", no_argument, NULL, 'n' },
+	{ "tag", required_argument, NULL, 't' },
+	{ "fail-fast", no_argument, NULL, 'F' },
+	{ "tunguard-mode", required_argument, NULL, 'G' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+static void append_word(struct sbuf *sb, const char *sep, const char *word)
+{
+	sbuf_printf(sb, "%s%s", sb->len ? sep : "", word);
+}
+
+/* The options that take a word and check it; an exit status when it is wrong, else -1. */
+static int take_word_option(struct opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'K':
+		if (!*arg || strpbrk(arg, " ;\t")) {
+			fprintf(stderr, "tunlab: --ktap NAME[:ARG,ARG...]: no spaces or ';' in '%s'\n", arg);
+			return TL_EXIT_USAGE;
+		}
+		append_word(&o->ktap, ";", arg);
+		break;
+	case 'G':
+		if (strcmp(arg, "enforce") && strcmp(arg, "permissive") && strcmp(arg, "off")) {
+			fprintf(stderr, "tunlab: --tunguard-mode: expected enforce, permissive or off, got '%s'\n",
+				arg);
+			return TL_EXIT_USAGE;
+		}
+		sbuf_printf(&o->append, "%stunlab.tgmode=%s", o->append.len ? " " : "", arg);
+		break;
+	case 't':
+		o->tags = xrealloc(o->tags, sizeof(char *) * (size_t)(o->ntags + 1));
+		o->tags[o->ntags++] = (char *)arg;
+		break;
+	case 'a':
+		append_word(&o->append, " ", arg);
+		break;
+	}
+	return -1;
+}
+
+/* One option; an exit status when the run ends here, else -1. */
+static int take_option(struct opts *o, int c, const char *arg)
+{
+	struct lab_opts *l = &o->lab;
+
+	switch (c) {
+	case 'c': o->check = true; break;
+	case 'l': o->list = true; break;
+	case 'k': l->kernel = arg; break;
+	case 'i': l->initrd = arg; break;
+	case 'r': o->results_root = arg; break;
+	case 'T': l->run_timeout_s = parse_int(arg, "--timeout", 1, 86400); break;
+	case 'S': l->step_timeout_s = parse_int(arg, "--step-timeout", 1, 86400); break;
+	case 'B': l->boot_timeout_s = parse_int(arg, "--boot-timeout", 1, 86400); break;
+	case 'p': l->cpus = parse_int(arg, "--cpus", 1, 64); o->cpus_set = true; break;
+	case 'j': l->jobs = parse_int(arg, "-j", 1, 16); break;
+	case 'm': l->mem_mb = parse_int(arg, "--mem", 256, 65536); break;
+	case 'C': l->show_console = true; break;
+	case 'N': o->no_scenarios = true; break;
+	case 'n': o->no_ktap = true; break;
+	case 'F': o->fail_fast = true; break;
+	case 'a': case 'K': case 'G': case 't': return take_word_option(o, c, arg);
+	case 'h': usage(stdout); return TL_EXIT_PASS;
+	default: usage(stderr); return TL_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* What the options imply once all are read: environment, L1's command line. */
+static void finish_options(struct opts *o)
+{
+	if (getenv("QEMU") && *getenv("QEMU"))
+		o->lab.qemu = getenv("QEMU");
+	if (getenv("QBOOT") && *getenv("QBOOT"))
+		o->lab.bios = getenv("QBOOT");
+	/* several L1s share the host's cores: one vCPU each unless told */
+	if (o->lab.jobs > 1 && !o->cpus_set)
+		o->lab.cpus = 1;
+	if (o->ktap.len || o->no_ktap)
+		sbuf_printf(&o->append, "%stunlab.ktap=%s", o->append.len ? " " : "",
+			    o->ktap.buf ? o->ktap.buf : "");
+	if (o->fail_fast)
+		append_word(&o->append, " ", "tunlab.failfast=1");
+	o->lab.cmdline_extra = o->append.buf;
+}
+
+/* The plan of @paths, validated and narrowed by the options; an exit status or -1. */
+static int load_plan(struct opts *o, char **paths, int npaths, struct plan *plan)
+{
+	struct scn_diags diags = { 0 };
+
+	/* every file is valid before anything boots */
+	if (plan_load(plan, paths, npaths, &diags)) {
+		scn_diags_print(&diags, stderr);
+		fprintf(stderr, "tunlab: %d problem%s in the scenario files; nothing was run\n",
+			diags.n, diags.n == 1 ? "" : "s");
+		scn_diags_free(&diags);
+		return TL_EXIT_USAGE;
+	}
+	if (o->no_scenarios)
+		plan->n = 0;
+	if (o->ntags && !plan_keep_tags(plan, o->tags, o->ntags)) {
+		fprintf(stderr, "tunlab: no scenario has the tag%s given\n", o->ntags > 1 ? "s" : "");
+		return TL_EXIT_USAGE;
+	}
+	return plan_check_continues(plan) < 0 ? TL_EXIT_USAGE : -1;
+}
+
+/* --list and --check: say what would run, boot nothing. */
+static int report_plan(const struct opts *o, const struct plan *plan)
+{
+	if (o->list)
+		list_plan(plan);
+	else
+		printf("tunlab: %d scenario file%s, %d scenario%s: valid\n",
+		       plan->nfiles, plan->nfiles == 1 ? "" : "s", plan->n, plan->n == 1 ? "" : "s");
+	return TL_EXIT_PASS;
+}
+
+/* L1's accelerator: TCG, or KVM where it works; -1 for a bad ACCEL=. */
+static int choose_accel(struct opts *o, struct accel_choice *ac)
+{
+	char *cpuinfo = read_file("/proc/cpuinfo", NULL);
+	int ret = accel_choose(getenv("ACCEL"), cpuinfo, smoke, &o->lab, ac);
+
+	free(cpuinfo);
+	if (ret < 0)
+		fprintf(stderr, "tunlab: %s\n", ac->reason);
+	else
+		o->lab.accel = ac->accel;
+	return ret;
+}
+
+/* Boot the lab for @plan, write the run's folder; the exit status. */
+static int run(struct opts *o, const struct plan *plan)
+{
+	struct accel_choice ac;
+	struct run_result r;
+	char *run_dir, *id, *text;
+	int code;
+
+	if (access(o->lab.kernel, R_OK) || access(o->lab.initrd, R_OK)) {
+		fprintf(stderr, "tunlab: %s: %s (build it with `make kernel images`)\n",
+			access(o->lab.kernel, R_OK) ? o->lab.kernel : o->lab.initrd,
+			strerror(errno));
+		return TL_EXIT_SETUP;
+	}
+	if (choose_accel(o, &ac) < 0)
+		return TL_EXIT_USAGE;
+	run_dir = make_run_dir(o->results_root, &id);
+	if (!run_dir) {
+		fprintf(stderr, "tunlab: cannot create a run folder in %s: %s\n",
+			o->results_root, strerror(errno));
+		return TL_EXIT_SETUP;
+	}
+	point_latest(o->results_root, id);
+	run_init(&r, plan->scenarios, plan->n);
+	r.id = id;
+	r.accel = xstrdup(accel_name(ac.accel));
+	r.accel_reason = xstrdup(ac.reason);
+	printf("tunlab: run %s: %d scenario%s, accel %s (%s)\n", id, plan->n,
+	       plan->n == 1 ? "" : "s", r.accel, ac.reason);
+	fflush(stdout);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	o->lab.run_dir = run_dir;
+	o->lab.on_progress = write_reports;
+	o->lab.ctx = run_dir;
+	lab_run(&o->lab, plan, &r);
+
+	write_reports(&r, run_dir);
+	write_logs(&r, run_dir);
+	text = report_summary_text(&r);
+	printf("\n%s", text);
+	free(text);
+	code = run_exit_code(&r);
+	printf("report: %s/summary.txt (KTAP: %s/report.ktap); exit status %d\n",
+	       run_dir, run_dir, code);
+	run_free(&r);
+	free(run_dir);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "initrd", required_argument, NULL, 'i' },
-		{ "results", required_argument, NULL, 'r' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "step-timeout", required_argument, NULL, 'S' },
-		{ "boot-timeout", required_argument, NULL, 'B' },
-		{ "cpus", required_argument, NULL, 'p' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "console", no_argument, NULL, 'C' },
-		{ "append", required_argument, NULL, 'a' },
-		{ "ktap", required_argument, NULL, 'K' },
-		{ "no-scenarios", no_argument, NULL, 'N' },
-		{ "no-ktap", no_argument, NULL, 'n' },
-		{ "tag", required_argument, NULL, 't' },
-		{ "fail-fast", no_argument, NULL, 'F' },
-		{ "tunguard-mode", required_argument, NULL, 'G' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	static char *default_paths[] = { "host-scenarios" };
 	struct opts o = {
 		.results_root = "results",
@@ -210,185 +399,21 @@ int main(int argc, char **argv)
 			.run_timeout_s = 3600,
 		},
 	};
-	struct scn_diags diags = { 0 };
-	struct accel_choice ac;
-	struct run_result r;
 	struct plan plan;
-	char *cpuinfo, *run_dir, *id, **paths;
-	struct sbuf append = { 0 }, ktap = { 0 };
-	bool no_scenarios = false, fail_fast = false, no_ktap = false, cpus_set = false;
-	char **tags = NULL;
-	int ntags = 0;
-	int c, npaths, code;
+	int c, code = -1;
 
-	while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o.check = true; break;
-		case 'l': o.list = true; break;
-		case 'k': o.lab.kernel = optarg; break;
-		case 'i': o.lab.initrd = optarg; break;
-		case 'r': o.results_root = optarg; break;
-		case 'T': o.lab.run_timeout_s = parse_int(optarg, "--timeout", 1, 86400); break;
-		case 'S': o.lab.step_timeout_s = parse_int(optarg, "--step-timeout", 1, 86400); break;
-		case 'B': o.lab.boot_timeout_s = parse_int(optarg, "--boot-timeout", 1, 86400); break;
-		case 'p': o.lab.cpus = parse_int(optarg, "--cpus", 1, 64); cpus_set = true; break;
-		case 'j': o.lab.jobs = parse_int(optarg, "-j", 1, 16); break;
-		case 'm': o.lab.mem_mb = parse_int(optarg, "--mem", 256, 65536); break;
-		case 'C': o.lab.show_console = true; break;
-		case 'a': sbuf_printf(&append, "%s%s", append.len ? " " : "", optarg); break;
-		case 'K':
-			if (!*optarg || strpbrk(optarg, " ;\t")) {
-				fprintf(stderr, "tunlab: --ktap NAME[:ARG,ARG...]: no spaces or ';' in '%s'\n", optarg);
-				return TL_EXIT_USAGE;
-			}
-			sbuf_printf(&ktap, "%s%s", ktap.len ? ";" : "", optarg);
-			break;
-		case 'N': no_scenarios = true; break;
-		case 'n': no_ktap = true; break;
-		case 't':
-			tags = xrealloc(tags, sizeof(char *) * (size_t)(ntags + 1));
-			tags[ntags++] = optarg;
-			break;
-		case 'F': fail_fast = true; break;
-		case 'G':
-			if (strcmp(optarg, "enforce") && strcmp(optarg, "permissive") &&
-			    strcmp(optarg, "off")) {
-				fprintf(stderr, "tunlab: --tunguard-mode: expected enforce, permissive or off, got '%s'\n",
-					optarg);
-				return TL_EXIT_USAGE;
-			}
-			sbuf_printf(&append, "%stunlab.tgmode=%s", append.len ? " " : "", optarg);
-			break;
-		case 'h': usage(stdout); return TL_EXIT_PASS;
-		default: usage(stderr); return TL_EXIT_USAGE;
-		}
-	}
-	if (getenv("QEMU") && *getenv("QEMU"))
-		o.lab.qemu = getenv("QEMU");
-	if (getenv("QBOOT") && *getenv("QBOOT"))
-		o.lab.bios = getenv("QBOOT");
-	/* several L1s share the host's cores: one vCPU each unless told */
-	if (o.lab.jobs > 1 && !cpus_set)
-		o.lab.cpus = 1;
-	paths = optind < argc ? argv + optind : default_paths;
-	npaths = optind < argc ? argc - optind : 1;
-	if (ktap.len || no_ktap)
-		sbuf_printf(&append, "%stunlab.ktap=%s", append.len ? " " : "", ktap.buf ? ktap.buf : "");
-	if (fail_fast)
-		sbuf_printf(&append, "%stunlab.failfast=1", append.len ? " " : "");
-	o.lab.cmdline_extra = append.buf;
-
-	/* every file is valid before anything boots */
-	if (plan_load(&plan, paths, npaths, &diags)) {
-		scn_diags_print(&diags, stderr);
-		fprintf(stderr, "tunlab: %d problem%s in the scenario files; nothing was run\n",
-			diags.n, diags.n == 1 ? "" : "s");
-		scn_diags_free(&diags);
+	while (code < 0 && (c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1)
+		code = take_option(&o, c, optarg);
+	if (code < 0) {
+		finish_options(&o);
+		code = optind < argc ? load_plan(&o, argv + optind, argc - optind, &plan)
+				     : load_plan(&o, default_paths, 1, &plan);
+		if (code < 0)
+			code = o.list || o.check ? report_plan(&o, &plan) : run(&o, &plan);
 		plan_free(&plan);
-		return TL_EXIT_USAGE;
 	}
-	if (no_scenarios)
-		plan.n = 0;
-	if (ntags) {
-		int kept = 0;
-
-		for (int i = 0; i < plan.n; i++) {
-			bool any = false;
-
-			for (int t = 0; t < ntags && !any; t++)
-				any = scn_has_tag(plan.scenarios[i], tags[t]);
-			if (any)
-				plan.scenarios[kept++] = plan.scenarios[i];
-		}
-		plan.n = kept;
-		if (!kept) {
-			fprintf(stderr, "tunlab: no scenario has the tag%s given\n", ntags > 1 ? "s" : "");
-			free(tags);
-			plan_free(&plan);
-			return TL_EXIT_USAGE;
-		}
-	}
-	/* a scenario that continues another needs it right before it */
-	for (int i = 0; i < plan.n; i++) {
-		const struct scenario *sc = plan.scenarios[i], *prev = i ? plan.scenarios[i - 1] : NULL;
-
-		if (sc->continues && (!prev || strcmp(prev->file, sc->file) ||
-				      prev->index != sc->index - 1)) {
-			fprintf(stderr, "%s:%d: error: scenario '%s' continues the one before it in its file, which this selection leaves out\n",
-				sc->file, sc->line, sc->title);
-			plan_free(&plan);
-			free(tags);
-			return TL_EXIT_USAGE;
-		}
-	}
-	if (o.list || o.check) {
-		if (o.list)
-			list_plan(&plan);
-		else
-			printf("tunlab: %d scenario file%s, %d scenario%s: valid\n",
-			       plan.nfiles, plan.nfiles == 1 ? "" : "s", plan.n,
-			       plan.n == 1 ? "" : "s");
-		plan_free(&plan);
-		return TL_EXIT_PASS;
-	}
-	if (access(o.lab.kernel, R_OK) || access(o.lab.initrd, R_OK)) {
-		fprintf(stderr, "tunlab: %s: %s (build it with `make kernel images`)\n",
-			access(o.lab.kernel, R_OK) ? o.lab.kernel : o.lab.initrd,
-			strerror(errno));
-		plan_free(&plan);
-		return TL_EXIT_SETUP;
-	}
-
-	cpuinfo = read_file("/proc/cpuinfo", NULL);
-	if (accel_choose(getenv("ACCEL"), cpuinfo, smoke, &o.lab, &ac) < 0) {
-		fprintf(stderr, "tunlab: %s\n", ac.reason);
-		free(cpuinfo);
-		plan_free(&plan);
-		return TL_EXIT_USAGE;
-	}
-	free(cpuinfo);
-	o.lab.accel = ac.accel;
-
-	run_dir = make_run_dir(o.results_root, &id);
-	if (!run_dir) {
-		fprintf(stderr, "tunlab: cannot create a run folder in %s: %s\n",
-			o.results_root, strerror(errno));
-		plan_free(&plan);
-		return TL_EXIT_SETUP;
-	}
-	point_latest(o.results_root, id);
-	run_init(&r, plan.scenarios, plan.n);
-	r.id = id;
-	r.accel = xstrdup(accel_name(ac.accel));
-	r.accel_reason = xstrdup(ac.reason);
-	printf("tunlab: run %s: %d scenario%s, accel %s (%s)\n", id, plan.n,
-	       plan.n == 1 ? "" : "s", r.accel, ac.reason);
-	fflush(stdout);
-
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
-	o.lab.run_dir = run_dir;
-	o.lab.on_progress = write_reports;
-	o.lab.ctx = run_dir;
-	lab_run(&o.lab, &plan, &r);
-
-	write_reports(&r, run_dir);
-	write_logs(&r, run_dir);
-	{
-		char *text = report_summary_text(&r);
-
-		printf("\n%s", text);
-		free(text);
-	}
-	code = run_exit_code(&r);
-	printf("report: %s/summary.txt (KTAP: %s/report.ktap); exit status %d\n",
-	       run_dir, run_dir, code);
-	run_free(&r);
-	free(run_dir);
-	plan_free(&plan);
-	sbuf_free(&append);
-	sbuf_free(&ktap);
-	free(tags);
+	sbuf_free(&o.append);
+	sbuf_free(&o.ktap);
+	free(o.tags);
 	return code;
 }

@@ -147,3 +147,34 @@ void plan_free(struct plan *p)
 	free(p->scenarios);
 	memset(p, 0, sizeof(*p));
 }
+
+int plan_keep_tags(struct plan *p, char **tags, int ntags)
+{
+	int kept = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		bool any = false;
+
+		for (int t = 0; t < ntags && !any; t++)
+			any = scn_has_tag(p->scenarios[i], tags[t]);
+		if (any)
+			p->scenarios[kept++] = p->scenarios[i];
+	}
+	p->n = kept;
+	return kept;
+}
+
+int plan_check_continues(const struct plan *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		const struct scenario *sc = p->scenarios[i], *prev = i ? p->scenarios[i - 1] : NULL;
+
+		if (sc->continues && (!prev || strcmp(prev->file, sc->file) ||
+				      prev->index != sc->index - 1)) {
+			fprintf(stderr, "%s:%d: error: scenario '%s' continues the one before it in its file, which this selection leaves out\n",
+				sc->file, sc->line, sc->title);
+			return -1;
+		}
+	}
+	return 0;
+}

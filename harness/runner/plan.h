@@ -21,8 +21,16 @@ struct plan {
  * Collect and parse @paths. Returns 0 when everything is valid; otherwise
  * -1 with the problems in @diags (unreadable paths included).
  */
-int plan_load(struct plan *s, char *const *paths, int npaths,
-	       struct scn_diags *diags);
-void plan_free(struct plan *s);
+int plan_load(struct plan *p, char *const *paths, int npaths,
+	      struct scn_diags *diags);
+void plan_free(struct plan *p);
+
+/* Keep the scenarios with any of @tags, in order; how many are kept. */
+int plan_keep_tags(struct plan *p, char **tags, int ntags);
+/*
+ * A scenario that continues another needs it right before it: -1, with
+ * file:line: error on stderr, when the plan leaves one out.
+ */
+int plan_check_continues(const struct plan *p);
 
 #endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One L1 boot, shared by the boot loop (lab.c) and what reads L1's
+ * results records and console lines into the result model (records.c).
+ */
+#ifndef TUNLAB_BOOT_H
+#define TUNLAB_BOOT_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "console.h"
+#include "lab.h"
+
+/* With several L1s (--jobs), one lock over the run's shared results. */
+extern pthread_mutex_t lab_lock;
+
+/* An L1 after another until its share of the plan has run: one lane. */
+struct lane {
+	const struct lab_opts *o;
+	const struct plan *plan;
+	struct run_result *r;
+	struct console_scan *l2_scans;	/* one per scenario */
+	double deadline;		/* of the whole run */
+	int lane, nlanes;		/* this lane runs scenarios with lane_of[i] == lane */
+	const int *lane_of;
+	pthread_t thread;
+};
+
+/* One L1 boot: its QEMU, its console and its results connection. */
+struct boot {
+	const struct lab_opts *o;
+	struct lane *lane;
+	struct run_result *r;
+	pid_t pid;
+	int console_fd;
+	int listen_fd;
+	int results_fd;
+	struct sbuf console_buf;
+	struct sbuf results_buf;
+	FILE *console_log;
+	struct console_scan scan;
+	int inflight;			/* scenario index, -1 when none */
+	int completed;			/* scenarios ended in this boot */
+	bool hello;
+	bool done;
+	double started;
+	double last_record;
+	char tmpdir[64];
+};
+
+/* Progress on stdout, flushed at once. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One record from the results port, into the result model. */
+void results_record(struct boot *b, char *line);
+/* One line of L1's console: logged, shown with --console, scanned. */
+void console_line(struct boot *b, const char *line);
+/* Scenario @idx ended (unless it had a result already). */
+void end_scenario(struct boot *b, int idx, enum tl_result res, double ms, const char *reason);
+void set_reason(struct scenario_result *sr, enum tl_result res, const char *why);
+
+#endif

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What L1 sends, into the one result model: the results port's records
+ * (common/proto.h), one handler each, and the console's lines, logged and
+ * scanned for kernel reports. Progress goes to stdout as it arrives.
+ */
+#include "boot.h"
+#include "common/proto.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+void set_reason(struct scenario_result *sr, enum tl_result res, const char *why)
+{
+	sr->result = res;
+	free(sr->reason);
+	sr->reason = why ? xstrdup(why) : NULL;
+}
+
+/* A kernel report on a console taints the scenario that was running. */
+static void note_kernel_report(struct boot *b, const char *where,
+			       const struct console_scan *cs, int idx)
+{
+	struct run_result *r = b->r;
+
+	if (!r->crash_kind) {
+		r->crash_kind = xasprintf("%s on %s console, line %d", cs->kind,
+					  where, cs->line_no);
+		r->crash_excerpt = xstrdup(cs->excerpt.buf ? cs->excerpt.buf : "");
+	}
+	if (idx >= 0) {
+		char *why = xasprintf("kernel %s on the %s console (see report)",
+				      cs->kind, where);
+
+		set_reason(&r->s[idx], TL_CRASH, why);
+		free(why);
+	}
+	say("tunlab: kernel %s on the %s console\n", cs->kind, where);
+}
+
+void console_line(struct boot *b, const char *line)
+{
+	bool had = b->scan.kind != NULL;
+
+	if (b->console_log)
+		fprintf(b->console_log, "%s\n", line);
+	if (b->o->show_console)
+		say("| %s\n", line);
+	console_scan_line(&b->scan, line);
+	if (!had && b->scan.kind)
+		note_kernel_report(b, "L1", &b->scan, b->inflight);
+}
+
+static void print_step(const struct scenario *sc, int step, const struct step_result *st)
+{
+	struct sbuf sb = { 0 };
+
+	sbuf_printf(&sb, "  %-5s %7.2fs  %d. %s\n", tl_result_name(st->result), st->ms / 1000.0,
+		    step + 1, sc->steps[step].text);
+	if (st->msg && *st->msg)
+		sbuf_prefix_lines(&sb, "                  # ", st->msg);
+	say("%s", sb.buf);
+	sbuf_free(&sb);
+}
+
+static int done_count(const struct run_result *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->n; i++)
+		n += r->s[i].result != TL_NOTRUN;
+	return n;
+}
+
+void end_scenario(struct boot *b, int idx, enum tl_result res, double ms,
+			 const char *reason)
+{
+	struct scenario_result *sr = &b->r->s[idx];
+
+	if (sr->result == TL_NOTRUN) {
+		sr->result = res;
+		free(sr->reason);
+		sr->reason = reason && *reason ? xstrdup(reason) : NULL;
+	}
+	sr->ms = ms;
+	b->inflight = -1;
+	b->completed++;
+	say("[%d/%d] %-7s %7.2fs  %s:%d %s%s%s\n", done_count(b->r), b->r->n,
+	    tl_result_name(sr->result), ms / 1000.0, sr->sc->file, sr->sc->line,
+	    sr->sc->title, sr->reason ? "  # " : "", sr->reason ? sr->reason : "");
+	if (b->o->on_progress)
+		b->o->on_progress(b->r, b->o->ctx);
+}
+
+static bool valid_idx(const struct boot *b, const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end || v < 0 || v >= b->r->n)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static bool record_hello(struct boot *b, char **f, int n)
+{
+	struct run_result *r = b->r;
+
+	b->hello = true;
+	free(r->kernel);
+	r->kernel = xstrdup(f[2]);
+	free(r->lsm);
+	r->lsm = n > 4 && *f[4] ? xstrdup(f[4]) : NULL;
+	say("tunlab: L1 ready after %.1f s: kernel %s%s%s%s%s\n",
+	    (now_ms() - b->started) / 1000.0, f[2], n > 3 ? ", " : "",
+	    n > 3 ? f[3] : "", r->lsm ? ", lsm " : "", r->lsm ? r->lsm : "");
+	return true;
+}
+
+static bool record_begin(struct boot *b, char **f, int n)
+{
+	const struct scenario *sc;
+	int idx;
+
+	(void)n;
+	if (!valid_idx(b, f[1], &idx))
+		return false;
+	b->inflight = idx;
+	sc = b->r->s[idx].sc;
+	say("       %s:%d %s\n", sc->file, sc->line, sc->title);
+	return true;
+}
+
+static bool record_step(struct boot *b, char **f, int n)
+{
+	struct scenario_result *sr;
+	struct step_result *st;
+	int idx, step;
+
+	if (!valid_idx(b, f[1], &idx))
+		return false;
+	sr = &b->r->s[idx];
+	step = atoi(f[2]);
+	if (step < 0 || step >= sr->sc->nsteps)
+		return true;
+	st = &sr->steps[step];
+	st->result = tl_result_from_name(f[3]);
+	st->ms = atof(f[4]);
+	free(st->msg);
+	st->msg = xstrdup(f[5]);
+	free(st->decisions);
+	st->decisions = n > 6 && strcmp(f[6], "-") ? xstrdup(f[6]) : NULL;
+	print_step(sr->sc, step, st);
+	return true;
+}
+
+static bool record_end(struct boot *b, char **f, int n)
+{
+	int idx;
+
+	if (!valid_idx(b, f[1], &idx))
+		return false;
+	end_scenario(b, idx, tl_result_from_name(f[2]), atof(f[3]), n > 4 ? f[4] : NULL);
+	return true;
+}
+
+/* A line of an L2 guest's console: kept for its log file, and scanned. */
+static bool record_log(struct boot *b, char **f, int n)
+{
+	struct run_result *r = b->r;
+	struct console_scan *cs;
+	bool had;
+	int idx;
+
+	(void)n;
+	if (!valid_idx(b, f[1], &idx))
+		return false;
+	cs = &b->lane->l2_scans[idx];
+	had = cs->kind != NULL;
+	r->logs = xrealloc(r->logs, sizeof(*r->logs) * (size_t)(r->nlogs + 1));
+	r->logs[r->nlogs].idx = idx;
+	r->logs[r->nlogs].source = xstrdup(f[2]);
+	r->logs[r->nlogs].line = xstrdup(f[3]);
+	r->nlogs++;
+	console_scan_line(cs, f[3]);
+	if (!had && cs->kind) {
+		char *where = xasprintf("L2 %s", f[2]);
+
+		note_kernel_report(b, where, cs, idx);
+		free(where);
+	}
+	return true;
+}
+
+static bool record_ktap(struct boot *b, char **f, int n)
+{
+	struct suite_result *su = run_suite(b->r, f[1]);
+
+	(void)n;
+	su->lines = xrealloc(su->lines, sizeof(char *) * (size_t)(su->nlines + 1));
+	su->lines[su->nlines++] = xstrdup(f[2]);
+	return true;
+}
+
+static bool record_suite(struct boot *b, char **f, int n)
+{
+	struct suite_result *su = run_suite(b->r, f[1]);
+
+	(void)n;
+	su->status = atoi(f[2]);
+	su->ms = atof(f[3]);
+	suite_result_judge(su);
+	say("[ktap] %-7s %7.2fs  %s: %d ok, %d not ok, %d skipped%s%s\n",
+	    tl_result_name(su->result), su->ms / 1000.0, su->name, su->n_ok,
+	    su->n_notok, su->n_skip, su->reason ? "  # " : "", su->reason ? su->reason : "");
+	if (b->o->on_progress)
+		b->o->on_progress(b->r, b->o->ctx);
+	return true;
+}
+
+static bool record_done(struct boot *b, char **f, int n)
+{
+	(void)f;
+	(void)n;
+	b->done = true;
+	return true;
+}
+
+/* Each record type with the fields it needs at least (its type among them). */
+static const struct {
+	const char *type;
+	int min_fields;
+	/* false: the record names no scenario of the plan */
+	bool (*handle)(struct boot *b, char **f, int n);
+} records[] = {
+	{ "hello", 3, record_hello }, { "begin", 2, record_begin },
+	{ "step", 6, record_step }, { "end", 4, record_end },
+	{ "log", 4, record_log }, { "ktap", 3, record_ktap },
+	{ "suite", 4, record_suite }, { "done", 1, record_done },
+};
+
+void results_record(struct boot *b, char *line)
+{
+	char *f[PROTO_MAX_FIELDS];
+	int n = proto_split(line, f, PROTO_MAX_FIELDS);
+
+	b->last_record = now_ms();
+	for (size_t i = 0; i < ARRAY_SIZE(records); i++) {
+		if (!strcmp(f[0], records[i].type) && n >= records[i].min_fields &&
+		    records[i].handle(b, f, n))
+			return;
+	}
+	say("tunlab: ignoring malformed record from L1: %s\n", f[0]);
+}
