@@ -75,48 +75,60 @@ static void walk(const char *dir, struct pathlist *out, struct scn_diags *d)
 	free(names.v);
 }
 
-int plan_load(struct plan *p, char *const *paths, int npaths,
-	       struct scn_diags *diags)
+/* A quoted glob, which the shell left for us to expand; -1 when nothing matches. */
+static int collect_glob(const char *pattern, struct pathlist *files, struct scn_diags *diags)
+{
+	struct stat st;
+	glob_t g;
+
+	if (glob(pattern, 0, NULL, &g)) {
+		add_diag(diags, pattern, "no file matches this pattern");
+		return -1;
+	}
+	for (size_t k = 0; k < g.gl_pathc; k++) {
+		if (stat(g.gl_pathv[k], &st) == 0 && S_ISDIR(st.st_mode))
+			walk(g.gl_pathv[k], files, diags);
+		else if (has_suffix(g.gl_pathv[k], ".scn"))
+			push(files, xstrdup(g.gl_pathv[k]));
+	}
+	globfree(&g);
+	return 0;
+}
+
+/* The scenario files @arg names: itself, a folder's, or a glob's; -1 on a problem. */
+static int collect(const char *arg, struct pathlist *files, struct scn_diags *diags)
+{
+	size_t len = strlen(arg);
+	char *path = xstrdup(arg);
+	struct stat st;
+	int ret = 0;
+
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	if (stat(path, &st) < 0 && strpbrk(path, "*?[")) {
+		ret = collect_glob(path, files, diags);
+	} else if (stat(path, &st) < 0) {
+		add_diag(diags, path, strerror(errno));
+		ret = -1;
+	} else if (S_ISDIR(st.st_mode)) {
+		walk(path, files, diags);
+	} else {
+		push(files, path);
+		return 0;
+	}
+	free(path);
+	return ret;
+}
+
+int plan_load(struct plan *p, char *const *paths, int npaths, struct scn_diags *diags)
 {
 	struct pathlist files = { 0 };
 	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
-	for (int i = 0; i < npaths; i++) {
-		struct stat st;
-		size_t len = strlen(paths[i]);
-		char *p = xstrdup(paths[i]);
-
-		while (len > 1 && p[len - 1] == '/')
-			p[--len] = '\0';
-		if (stat(p, &st) < 0 && strpbrk(p, "*?[")) {
-			glob_t g;
-
-			/* a quoted glob, which the shell left for us to expand */
-			if (glob(p, 0, NULL, &g) == 0) {
-				for (size_t k = 0; k < g.gl_pathc; k++) {
-					if (stat(g.gl_pathv[k], &st) == 0 && S_ISDIR(st.st_mode))
-						walk(g.gl_pathv[k], &files, diags);
-					else if (has_suffix(g.gl_pathv[k], ".scn"))
-						push(&files, xstrdup(g.gl_pathv[k]));
-				}
-				globfree(&g);
-			} else {
-				add_diag(diags, p, "no file matches this pattern");
-				ret = -1;
-			}
-			free(p);
-		} else if (stat(p, &st) < 0) {
-			add_diag(diags, p, strerror(errno));
-			free(p);
+	for (int i = 0; i < npaths; i++)
+		if (collect(paths[i], &files, diags) < 0)
 			ret = -1;
-		} else if (S_ISDIR(st.st_mode)) {
-			walk(p, &files, diags);
-			free(p);
-		} else {
-			push(&files, p);
-		}
-	}
 	if (!files.n && !diags->n) {
 		add_diag(diags, npaths ? paths[0] : ".", "no scenario files (*.scn) found");
 		ret = -1;

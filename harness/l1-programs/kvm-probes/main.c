@@ -33,22 +33,19 @@ static void usage(FILE *f)
 	fprintf(f, "\n");
 }
 
-int main(int argc, char **argv)
+/* Options and the probes named; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct probe_opts *o, bool *selected,
+		      bool *any_selected)
 {
-	bool selected[ARRAY_SIZE(probes)] = { false }, any_selected = false;
-	int n_run = 0, n_fail = 0, n_broken = 0, n_skip = 0, index = 0;
-	struct probe_opts o = { false, false };
-	const char *missing;
-
 	for (int i = 1; i < argc; i++) {
 		size_t p;
 
 		if (!strcmp(argv[i], "--bench")) {
-			o.bench = true;
+			o->bench = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--wrong")) {
-			o.wrong = true;
+			o->wrong = true;
 			continue;
 		}
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -63,49 +60,53 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return KSFT_BROKEN;
 		}
-		selected[p] = any_selected = true;
+		selected[p] = *any_selected = true;
 	}
+	return -1;
+}
+
+/* One probe as top-level test @index; @missing: why none can run here. */
+static enum ktest_result run_probe(const struct probe *p, const struct probe_opts *o,
+				   const char *missing, int index)
+{
+	struct ktest t;
+	double t0;
+
+	ktest_begin(&t);
+	t0 = now_ms();
+	if (missing)
+		ktest_skip_all(&t, "%s", missing);
+	else
+		p->run(&t, o);
+	if (o->bench)
+		ktest_diag(&t, "bench: %s run time %.1f ms", p->name, now_ms() - t0);
+	return ktest_end(&t, index, p->name);
+}
+
+int main(int argc, char **argv)
+{
+	bool selected[ARRAY_SIZE(probes)] = { false }, any_selected = false;
+	int counts[KTEST_BROKEN + 1] = { 0 }, n_run = 0, index = 0;
+	struct probe_opts o = { false, false };
+	const char *missing;
+	int code = parse_args(argc, argv, &o, selected, &any_selected);
+
+	if (code >= 0)
+		return code;
 	for (size_t p = 0; p < ARRAY_SIZE(probes); p++)
 		n_run += !any_selected || selected[p];
-
 	printf("KTAP version 1\n1..%d\n", n_run);
 	if (o.wrong)
 		printf("# --wrong: guests skip their writes, every probe must fail\n");
 	missing = vm_kvm_missing();
-	for (size_t p = 0; p < ARRAY_SIZE(probes); p++) {
-		struct ktest t;
-		double t0;
-
-		if (any_selected && !selected[p])
-			continue;
-		ktest_begin(&t);
-		t0 = now_ms();
-		if (missing)
-			ktest_skip_all(&t, "%s", missing);
-		else
-			probes[p].run(&t, &o);
-		if (o.bench)
-			ktest_diag(&t, "bench: %s run time %.1f ms", probes[p].name,
-				  now_ms() - t0);
-		switch (ktest_end(&t, ++index, probes[p].name)) {
-		case KTEST_PASS:
-			break;
-		case KTEST_FAIL:
-			n_fail++;
-			break;
-		case KTEST_SKIP:
-			n_skip++;
-			break;
-		case KTEST_BROKEN:
-			n_broken++;
-			break;
-		}
-	}
-	printf("# kvm-probes: %d probes, %d failed, %d broken, %d skipped\n", n_run, n_fail,
-	       n_broken, n_skip);
-	if (n_broken)
+	for (size_t p = 0; p < ARRAY_SIZE(probes); p++)
+		if (!any_selected || selected[p])
+			counts[run_probe(&probes[p], &o, missing, ++index)]++;
+	printf("# kvm-probes: %d probes, %d failed, %d broken, %d skipped\n", n_run,
+	       counts[KTEST_FAIL], counts[KTEST_BROKEN], counts[KTEST_SKIP]);
+	if (counts[KTEST_BROKEN])
 		return KSFT_BROKEN;
-	if (n_fail)
+	if (counts[KTEST_FAIL])
 		return KSFT_FAIL;
-	return n_skip == n_run ? KSFT_SKIP : KSFT_PASS;
+	return counts[KTEST_SKIP] == n_run ? KSFT_SKIP : KSFT_PASS;
 }
