@@ -73,7 +73,7 @@ lab-test: build
 .PHONY: bench
 bench: deps
 	@$(MAKE) --no-print-directory build
-	@harness/runner/bench.sh $(HARNESS_RUNNER)
+	@harness/bench.sh $(HARNESS_RUNNER)
 
 .PHONY: clean FORCE
 clean:

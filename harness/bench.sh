@@ -7,7 +7,7 @@
 #   L2 start to ready            `l2 boot` to the guest agent's "ready"
 #   make lab, warm build         the whole command with nothing to rebuild
 #   KTAP programs' --bench       figures the probes and module checks print
-# usage: harness/runner/bench.sh RUNNER
+# usage: harness/bench.sh RUNNER
 set -uo pipefail
 runner=${1:?usage: bench.sh RUNNER}
 out=$(mktemp -d /tmp/tunlab-bench.XXXXXX)
