@@ -28,6 +28,9 @@ DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 	bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso
 # make bench's naive stack: mkinitramfs builds its initramfs images
 DEPS_PACKAGES += initramfs-tools
+# libvirt inside L1: its QEMU driver, embedded in the harness's launcher,
+# which builds domain XML with libxml2
+DEPS_PACKAGES += libvirt-daemon-driver-qemu libxml2-dev pkgconf
 
 .PHONY: deps
 deps:

@@ -19,8 +19,18 @@ $(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) \
 	@guest-image/build-l1.sh $@ $(IMAGE_DIR)/l1.root $(KERNEL_BZIMAGE) \
 		$(IMAGE_L2) $(HARNESS_DIR)
 
+# libvirt's QEMU driver and the launcher: a layer the runner appends to the
+# L1 image only for the boots that use it (build-l1-libvirt.sh says why)
+IMAGE_L1_LIBVIRT := $(IMAGE_DIR)/l1-libvirt.cpio
+
+$(IMAGE_L1_LIBVIRT): guest-image/build-l1-libvirt.sh guest-image/l1/libvirt-qemu.conf \
+		guest-image/lib.sh $(IMAGE_L1) \
+		/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so
+	@echo "image: L1 libvirt layer"
+	@guest-image/build-l1-libvirt.sh $@ $(IMAGE_DIR)/l1-libvirt.root $(IMAGE_DIR)/l1.root
+
 .PHONY: images
-images: $(IMAGE_L1)
+images: $(IMAGE_L1) $(IMAGE_L1_LIBVIRT)
 
 include guest-image/selinux/policy.mk
 include guest-image/vmx/vmx.mk
