@@ -502,20 +502,13 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 	struct console_scan *l2_scans = xcalloc((size_t)r->n, sizeof(*l2_scans));
 	double t0 = now_ms();
 	int nlanes = o->jobs > 1 ? o->jobs : 1;
+	int *lane_of = xcalloc((size_t)r->n + 1, sizeof(int));
+	int groups = plan_deal(s->scenarios, r->n, nlanes, lane_of);
 	struct lane *lanes;
 
-	int *lane_of = xcalloc((size_t)r->n + 1, sizeof(int)), groups = 0;
-
-	/* deal out groups (a scenario and those that continue it), not scenarios */
-	for (int i = 0; i < r->n; i++) {
-		if (!r->s[i].sc->continues || i == 0)
-			groups++;
-		lane_of[i] = (groups - 1) % nlanes;
-	}
+	/* no more L1s than groups: each lane's share is one group or more */
 	if (nlanes > groups && groups > 0)
 		nlanes = groups;
-	for (int i = 0; i < r->n; i++)
-		lane_of[i] %= nlanes;
 	lanes = xcalloc((size_t)nlanes, sizeof(*lanes));
 	for (int i = 0; i < nlanes; i++) {
 		lanes[i] = (struct lane){ .o = o, .plan = s, .r = r, .l2_scans = l2_scans,

@@ -190,3 +190,15 @@ int plan_check_continues(const struct plan *p)
 	}
 	return 0;
 }
+
+int plan_deal(const struct scenario *const *scenarios, int n, int nparts, int *part_of)
+{
+	int groups = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!scenarios[i]->continues || i == 0)
+			groups++;
+		part_of[i] = (groups - 1) % nparts;
+	}
+	return groups;
+}

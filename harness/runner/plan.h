@@ -33,4 +33,13 @@ int plan_keep_tags(struct plan *p, char **tags, int ntags);
  */
 int plan_check_continues(const struct plan *p);
 
+/*
+ * Deal @n scenarios into @nparts shares, the same way on every machine:
+ * whole groups (a scenario and those that continue it) round robin, so no
+ * share splits a group. Sets part_of[i] in 0..nparts-1; returns the number
+ * of groups. Both the L1s of one run (-j) and the shards of a plan
+ * (--shard) are dealt this way.
+ */
+int plan_deal(const struct scenario *const *scenarios, int n, int nparts, int *part_of);
+
 #endif
