@@ -72,9 +72,13 @@ static void json_run(struct sbuf *sb, const struct run_result *r)
 	json_str(sb, r->accel);
 	sbuf_puts(sb, ", \"accelerator_reason\": ");
 	json_str(sb, r->accel_reason);
-	sbuf_printf(sb, ", \"duration_ms\": %.1f, \"exit_status\": %d, \"lab_error\": ",
-		    r->ms, run_exit_code(r));
+	sbuf_printf(sb, ", \"duration_ms\": %.1f, \"exit_status\": %d, \"plan_size\": %d, \"shard\": ",
+		    r->ms, run_exit_code(r), r->plan_size);
+	json_str(sb, r->shard);
+	sbuf_puts(sb, ", \"lab_error\": ");
 	json_str(sb, r->infra_error);
+	sbuf_puts(sb, ", \"lab_result\": ");
+	json_str(sb, r->infra_error ? tl_result_name(r->infra_result) : NULL);
 	sbuf_puts(sb, ", \"kernel_report\": ");
 	if (r->crash_kind) {
 		sbuf_puts(sb, "{\"kind\": ");
@@ -105,7 +109,7 @@ static void json_step(struct sbuf *sb, const struct scenario_result *sr, int j)
 
 static void json_scenario(struct sbuf *sb, const struct scenario_result *sr)
 {
-	sbuf_puts(sb, "\"file\": ");
+	sbuf_printf(sb, "\"index\": %d, \"file\": ", sr->index);
 	json_str(sb, sr->sc->file);
 	sbuf_printf(sb, ", \"line\": %d, \"title\": ", sr->sc->line);
 	json_str(sb, sr->sc->title);
@@ -131,7 +135,12 @@ static void json_l1_suite(struct sbuf *sb, const struct suite_result *su)
 		    tl_result_name(su->result), su->status, su->ms, su->n_ok, su->n_notok,
 		    su->n_skip);
 	json_str(sb, su->reason);
-	sbuf_puts(sb, "}");
+	sbuf_puts(sb, ",\n     \"lines\": [");
+	for (int j = 0; j < su->nlines; j++) {
+		sbuf_puts(sb, j ? ", " : "");
+		json_str(sb, su->lines[j]);
+	}
+	sbuf_puts(sb, "]}");
 }
 
 char *report_json_text(const struct run_result *r)

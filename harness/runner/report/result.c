@@ -9,9 +9,11 @@ void run_init(struct run_result *r, const struct scenario *const *plan, int n)
 {
 	memset(r, 0, sizeof(*r));
 	r->n = n;
+	r->plan_size = n;
 	r->s = xcalloc((size_t)n, sizeof(*r->s));
 	for (int i = 0; i < n; i++) {
 		r->s[i].sc = plan[i];
+		r->s[i].index = i;
 		r->s[i].steps = xcalloc((size_t)plan[i]->nsteps, sizeof(struct step_result));
 	}
 }
@@ -41,6 +43,7 @@ void run_free(struct run_result *r)
 	free(r->logs);
 	free(r->s);
 	free(r->id);
+	free(r->shard);
 	free(r->kernel);
 	free(r->lsm);
 	free(r->accel);

@@ -25,6 +25,7 @@ struct scenario_result {
 	double ms;
 	char *reason;
 	struct step_result *steps;	/* sc->nsteps entries */
+	int index;		/* position in the whole plan (a shard runs part of it) */
 };
 
 /*
@@ -70,6 +71,8 @@ struct run_result {
 	double ms;
 	int n;
 	struct scenario_result *s;
+	int plan_size;		/* scenarios in the whole plan: n unless sharded */
+	char *shard;		/* "K/N" for a shard run (tunlab --shard), else NULL */
 	int nsuites;
 	struct suite_result *suites;
 	int nlogs;
