@@ -31,6 +31,9 @@ DEPS_PACKAGES += initramfs-tools
 # libvirt inside L1: its QEMU driver, embedded in the harness's launcher,
 # which builds domain XML with libxml2
 DEPS_PACKAGES += libvirt-daemon-driver-qemu libxml2-dev pkgconf
+# tunlab merge reads report.json with json-c; the sharding test starts a
+# one-node Slurm cluster (slurmctld, slurmd, munged) on this machine
+DEPS_PACKAGES += libjson-c-dev slurm-wlm munge
 
 .PHONY: deps
 deps:

@@ -47,7 +47,7 @@ $(HARNESS_DIR)/%.a:
 	ar rcs $@ $^
 
 $(HARNESS_RUNNER): $(call harness_objs,dyn,$(HARNESS_RUNNER_SRCS)) $(HARNESS_DIR)/dyn/libcommon.a
-	$(HARNESS_CC) -pthread -o $@ $^
+	$(HARNESS_CC) -pthread -o $@ $^ -ljson-c
 
 $(HARNESS_EXEC): $(call harness_objs,static,$(HARNESS_EXEC_SRCS)) $(HARNESS_DIR)/static/libcommon.a
 	@mkdir -p $(dir $@)
@@ -62,7 +62,7 @@ endef
 $(foreach d,$(sort $(HARNESS_KTAP_NAMES)),$(eval $(call HARNESS_KTAP_RULE,$(d))))
 
 $(HARNESS_UNIT): $(call harness_objs,dyn,$(HARNESS_UNIT_SRCS)) $(HARNESS_DIR)/dyn/libcommon.a
-	$(HARNESS_CC) -pthread -o $@ $^
+	$(HARNESS_CC) -pthread -o $@ $^ -ljson-c
 
 -include $(shell find $(HARNESS_DIR) -name '*.d' 2>/dev/null)
 

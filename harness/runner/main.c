@@ -6,11 +6,13 @@
  * see usage() and README.md.
  */
 #include "lab.h"
+#include "merge.h"
 #include "plan.h"
 #include "qemu.h"
 #include "common/util.h"
 #include "runner/report/report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -33,6 +35,9 @@ struct opts {
 	char **tags;
 	struct sbuf append;	/* L1's command line, as --append and other options give it */
 	struct sbuf ktap;	/* tunlab.ktap=, from --ktap */
+	int shard_k, shard_n;	/* --shard K/N, or 0/0 */
+	int plan_size;		/* scenarios in the whole plan, before sharding */
+	int *index_of;		/* where each scenario of the share stands in it */
 	struct lab_opts lab;
 };
 
@@ -62,6 +67,10 @@ static void usage(FILE *out)
 	      "  --fail-fast          stop after the first scenario that does not pass\n"
 	      "  --tunguard-mode MODE run every scenario in this tunguard mode, whatever it says\n"
 	      "                       (the suite's self-test: with 'off', every deny scenario fails)\n"
+	      "  --shard K/N          run the K-th of N shares of the plan, dealt the same way on\n"
+	      "                       every machine (shard 1 also runs KUnit and the KTAP programs)\n"
+	      "usage: tunlab merge [--results DIR] RUN_DIR...\n"
+	      "  join the runs of every shard of one plan into one run folder in DIR\n"
 	      "environment: ACCEL=tcg|kvm (default: automatic), QEMU, QBOOT\n\n"
 	      "exit status: 0 all passed, 1 a scenario failed, 2 usage or invalid scenario,\n"
 	      "3 the lab could not be set up, 4 everything skipped, 124 timeout,\n"
@@ -133,10 +142,10 @@ static void point_latest(const char *root, const char *id)
 
 static void write_logs(const struct run_result *r, const char *dir)
 {
-	/* one file per L2 console: l2-<scenario>-<vm>.log */
+	/* one file per L2 console: l2-<scenario's plan position>-<vm>.log */
 	for (int i = 0; i < r->nlogs; i++) {
-		char *path = xasprintf("%s/l2-%03d-%s.log", dir, r->logs[i].idx + 1,
-				       r->logs[i].source);
+		char *path = xasprintf("%s/l2-%03d-%s.log", dir,
+				       r->s[r->logs[i].idx].index + 1, r->logs[i].source);
 		FILE *f = fopen(path, "a");
 
 		if (f) {
@@ -200,9 +209,51 @@ static const struct option longopts[] = {
 	{ "fail-fast", no_argument, NULL, 'F' },
 	{ "tunguard-mode", required_argument, NULL, 'G' },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "shard", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
+
+/* "K/N" with 1 <= K <= N */
+static void parse_shard(const char *s, int *k, int *n)
+{
+	char *end;
+	long a, b;
+
+	errno = 0;
+	a = strtol(s, &end, 10);
+	if (*end == '/') {
+		b = strtol(end + 1, &end, 10);
+		if (!errno && !*end && a >= 1 && b >= a && b <= 1000) {
+			*k = (int)a;
+			*n = (int)b;
+			return;
+		}
+	}
+	fprintf(stderr, "tunlab: --shard K/N: expected 1 <= K <= N <= 1000, got '%s'\n", s);
+	exit(TL_EXIT_USAGE);
+}
+
+/*
+ * Keep the K-th of N shares of @p (plan_deal), and in @index_of where each
+ * kept scenario stands in the whole plan.
+ */
+static void take_shard(struct plan *p, int k, int n, int *index_of)
+{
+	int *part_of = xcalloc((size_t)p->n + 1, sizeof(int)), kept = 0;
+
+	plan_deal(p->scenarios, p->n, n, part_of);
+	for (int i = 0; i < p->n; i++) {
+		if (part_of[i] != k - 1)
+			continue;
+		index_of[kept] = i;
+		p->scenarios[kept++] = p->scenarios[i];
+	}
+	p->n = kept;
+	free(part_of);
+}
+
+static int merge_command(int argc, char **argv);
 
 static void append_word(struct sbuf *sb, const char *sep, const char *word)
 {
@@ -260,6 +311,7 @@ static int take_option(struct opts *o, int c, const char *arg)
 	case 'N': o->no_scenarios = true; break;
 	case 'n': o->no_ktap = true; break;
 	case 'F': o->fail_fast = true; break;
+	case 'H': parse_shard(arg, &o->shard_k, &o->shard_n); break;
 	case 'a': case 'K': case 'G': case 't': return take_word_option(o, c, arg);
 	case 'h': usage(stdout); return TL_EXIT_PASS;
 	default: usage(stderr); return TL_EXIT_USAGE;
@@ -277,6 +329,12 @@ static void finish_options(struct opts *o)
 	/* several L1s share the host's cores: one vCPU each unless told */
 	if (o->lab.jobs > 1 && !o->cpus_set)
 		o->lab.cpus = 1;
+	/* KUnit and the KTAP programs once per plan, in shard 1, as unsharded */
+	if (o->shard_k > 1) {
+		sbuf_free(&o->ktap);
+		o->no_ktap = true;
+		append_word(&o->append, " ", "tunlab.kunit=0");
+	}
 	if (o->ktap.len || o->no_ktap)
 		sbuf_printf(&o->append, "%stunlab.ktap=%s", o->append.len ? " " : "",
 			    o->ktap.buf ? o->ktap.buf : "");
@@ -304,7 +362,15 @@ static int load_plan(struct opts *o, char **paths, int npaths, struct plan *plan
 		fprintf(stderr, "tunlab: no scenario has the tag%s given\n", o->ntags > 1 ? "s" : "");
 		return TL_EXIT_USAGE;
 	}
-	return plan_check_continues(plan) < 0 ? TL_EXIT_USAGE : -1;
+	if (plan_check_continues(plan) < 0)
+		return TL_EXIT_USAGE;
+	o->plan_size = plan->n;
+	o->index_of = xcalloc((size_t)plan->n + 1, sizeof(int));
+	for (int i = 0; i < plan->n; i++)
+		o->index_of[i] = i;
+	if (o->shard_n)
+		take_shard(plan, o->shard_k, o->shard_n, o->index_of);
+	return -1;
 }
 
 /* --list and --check: say what would run, boot nothing. */
@@ -356,6 +422,11 @@ static int run(struct opts *o, const struct plan *plan)
 	}
 	point_latest(o->results_root, id);
 	run_init(&r, plan->scenarios, plan->n);
+	r.plan_size = o->plan_size;
+	for (int i = 0; i < plan->n; i++)
+		r.s[i].index = o->index_of[i];
+	if (o->shard_n)
+		r.shard = xasprintf("%d/%d", o->shard_k, o->shard_n);
 	r.id = id;
 	r.accel = xstrdup(accel_name(ac.accel));
 	r.accel_reason = xstrdup(ac.reason);
@@ -369,7 +440,9 @@ static int run(struct opts *o, const struct plan *plan)
 	o->lab.run_dir = run_dir;
 	o->lab.on_progress = write_reports;
 	o->lab.ctx = run_dir;
-	lab_run(&o->lab, plan, &r);
+	/* a later shard with no share has nothing to boot for */
+	if (plan->n || o->shard_k <= 1)
+		lab_run(&o->lab, plan, &r);
 
 	write_reports(&r, run_dir);
 	write_logs(&r, run_dir);
@@ -402,6 +475,8 @@ int main(int argc, char **argv)
 	struct plan plan;
 	int c, code = -1;
 
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return merge_command(argc - 1, argv + 1);
 	while (code < 0 && (c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1)
 		code = take_option(&o, c, optarg);
 	if (code < 0) {
@@ -415,5 +490,94 @@ int main(int argc, char **argv)
 	sbuf_free(&o.append);
 	sbuf_free(&o.ktap);
 	free(o.tags);
+	free(o.index_of);
+	return code;
+}
+
+/*
+ * Into @to: the L2 consoles of the shard run in @from as they are (their
+ * numbers are plan positions already), its L1 consoles as
+ * shardN-l1-console*.log, N counting the shards in the order given.
+ */
+static void copy_logs(const char *from, int n, const char *to)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+
+	if (!d) {
+		fprintf(stderr, "tunlab merge: %s: %s\n", from, strerror(errno));
+		return;
+	}
+	while ((e = readdir(d))) {
+		bool l2 = !strncmp(e->d_name, "l2-", 3), l1 = !strncmp(e->d_name, "l1-console", 10);
+		char *src, *dst, *text;
+		size_t len;
+
+		if (!l1 && !l2)
+			continue;
+		src = xasprintf("%s/%s", from, e->d_name);
+		dst = l2 ? xasprintf("%s/%s", to, e->d_name) :
+			xasprintf("%s/shard%d-%s", to, n, e->d_name);
+		text = read_file(src, &len);
+		if (!text || write_file(dst, text, len) < 0)
+			fprintf(stderr, "tunlab merge: cannot copy %s to %s: %s\n", src, dst,
+				strerror(errno));
+		free(text);
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+}
+
+static int merge_command(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "results", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *root = "results";
+	struct sbuf err = { 0 };
+	struct merged_run m;
+	char *dir, *id, *text;
+	int c, code;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': root = optarg; break;
+		case 'h': usage(stdout); return TL_EXIT_PASS;
+		default: usage(stderr); return TL_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs("tunlab merge: name the run folder of every shard\n", stderr);
+		return TL_EXIT_USAGE;
+	}
+	if (merge_runs(argv + optind, argc - optind, &m, &err)) {
+		fprintf(stderr, "tunlab merge: %s", err.buf);
+		sbuf_free(&err);
+		merged_run_free(&m);
+		return TL_EXIT_USAGE;
+	}
+	dir = make_run_dir(root, &id);
+	if (!dir) {
+		fprintf(stderr, "tunlab merge: cannot create a run folder in %s: %s\n", root,
+			strerror(errno));
+		merged_run_free(&m);
+		return TL_EXIT_SETUP;
+	}
+	point_latest(root, id);
+	m.r.id = id;
+	write_reports(&m.r, dir);
+	for (int i = optind; i < argc; i++)
+		copy_logs(argv[i], i - optind + 1, dir);
+	text = report_summary_text(&m.r);
+	printf("tunlab merge: %d shard run%s\n\n%s", argc - optind, argc - optind == 1 ? "" : "s",
+	       text);
+	free(text);
+	code = run_exit_code(&m.r);
+	printf("report: %s/summary.txt (KTAP: %s/report.ktap); exit status %d\n", dir, dir, code);
+	merged_run_free(&m);
+	free(dir);
 	return code;
 }

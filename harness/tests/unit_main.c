@@ -28,6 +28,9 @@
 	X(test_failed_suite_fails_the_run)				\
 	X(test_reports_name_the_failing_step)				\
 	X(test_machine_reports_escape_what_they_quote)			\
+	X(test_shards_deal_whole_groups_the_same_way_every_time)	\
+	X(test_merged_shards_write_the_reports_of_the_unsharded_run)	\
+	X(test_merge_names_what_is_missing_or_twice)			\
 	X(test_spawn_captures_stdout_stderr_and_status)			\
 	X(test_spawn_of_a_missing_program_exits_127_saying_why)		\
 	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
