@@ -15,6 +15,7 @@ LAB_ARGS ?=
 
 include harness/harness.mk
 include kernel/kernel.mk
+include kernel/selftests.mk
 include guest-image/image.mk
 
 # --- prerequisites ----------------------------------------------------------
