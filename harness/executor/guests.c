@@ -71,9 +71,16 @@ static const char *guest_mac(const char *name)
 static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 {
 	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
+	/*
+	 * qboot and no extra kernel arguments in the lab; make bench's naive
+	 * stack boots L2 with SeaBIOS and initramfs-tools' init, named on
+	 * L1's command line: tunlab.l2bios=PATH tunlab.l2append=ARG,ARG...
+	 */
+	char *bios = kernel_cmdline_value("tunlab.l2bios");
+	char *extra = kernel_cmdline_value("tunlab.l2append");
 	static const char *const fixed[] = {
 		"qemu-system-x86_64", "-nodefaults", "-no-user-config", "-machine", "pc",
-		"-accel", "kvm", "-m", "192", "-bios", "/usr/share/qemu/qboot.rom",
+		"-accel", "kvm", "-m", "192",
 		"-kernel", LAB_DIR "/bzImage", "-initrd", LAB_DIR "/l2.cpio",
 		"-no-reboot", "-display", "none", "-monitor", "none",
 		"-device", "virtio-serial-pci",
@@ -83,11 +90,17 @@ static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		argv_add(&b, fixed[i]);
+	argv_add(&b, "-bios");
+	argv_addf(&b, bios ? bios : xstrdup("/usr/share/qemu/qboot.rom"));
 	argv_add(&b, "-cpu");
 	argv_addf(&b, l2_cpu());
+	for (char *c = extra; c && *c; c++)
+		if (*c == ',')
+			*c = ' ';
 	argv_add(&b, "-append");
-	argv_addf(&b, xasprintf("console=ttyS0 panic=-1 loglevel=5 tunlab.ip=%s",
-				ip ? ip : L2_DEFAULT_IP));
+	argv_addf(&b, xasprintf("console=ttyS0 panic=-1 loglevel=5 tunlab.ip=%s%s%s",
+				ip ? ip : L2_DEFAULT_IP, extra ? " " : "", extra ? extra : ""));
+	free(extra);
 	argv_add(&b, "-serial");
 	argv_addf(&b, xasprintf("file:%s/console.log", dir));
 	argv_add(&b, "-chardev");
@@ -99,7 +112,7 @@ static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 		argv_addf(&b, xasprintf("tap,id=n0,ifname=%s,script=no,downscript=no,vhost=%s",
 					scn_arg(st, "net"), vhost ? vhost : "on"));
 	argv_add(&b, "-device");
-	/* qboot loads the kernel itself: no option ROM needed */
+	/* the firmware loads the kernel through fw_cfg: no network boot ROM */
 	argv_addf(&b, xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", guest_mac(st->argv[0])));
 	return b.v;
 }
