@@ -57,9 +57,16 @@ deps:
 .PHONY: lab build check
 build: harness kernel images
 
+# SLURM=1: the plan as SHARDS shards of a Slurm job array, merged by a job
+# that depends on them (harness/runner/slurm-lab.sh; needs a cluster)
+SHARDS ?= 2
 lab: deps
 	@$(MAKE) --no-print-directory build
+ifeq ($(SLURM),1)
+	@SHARDS=$(SHARDS) TUNLAB=$(HARNESS_RUNNER) harness/runner/slurm-lab.sh results $(LAB_ARGS) $(SCENARIOS)
+else
 	@$(HARNESS_RUNNER) $(LAB_ARGS) $(SCENARIOS)
+endif
 
 # validate the scenario files without booting anything
 check: $(HARNESS_RUNNER)

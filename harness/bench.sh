@@ -1,64 +1,185 @@
 #!/bin/bash
-# make bench: the lab's speed figures, measured on this machine.
-#   kernel, nothing changed      kernel/build.sh with its cache warm
-#   kernel, from clean           only with BENCH_KERNEL_CLEAN=1 (~6 min on 2 cores)
-#   images                       L2 + L1 initramfs rebuilt from scratch
-#   L1 start to ready            runner start of QEMU to the executor's hello
-#   L2 start to ready            `l2 boot` to the guest agent's "ready"
-#   make lab, warm build         the whole command with nothing to rebuild
-#   KTAP programs' --bench       figures the probes and module checks print
+# make bench: the lean lab side by side with a naive stack, in one run.
+#
+# lean   the lab kernel (kernel/build.sh), the lab's cpio images, qboot
+# naive  Debian's stock kernel (kernel/stock.sh), initramfs-tools images
+#        (gzip), SeaBIOS, for L1 and for L2 (guest-image/build-naive.sh)
+#
+# Both stacks run the same L1 work, alternating lean/naive in every round,
+# and each figure is the median over the rounds; the ratio is naive/lean
+# (for rates, lean/naive: above 1 means the lean stack is faster).
+#   L1 start to ready      QEMU started to the executor's hello
+#   L2 start to ready      `l2 boot` to the guest agent's "ready"
+#   slice                  the whole runner on nested/l2-ping-over-persistent-tap:
+#                          L1 boots, an L2 on an iproute2 tap pings L1,
+#                          stops, the tap is deleted, L1 powers off
+#   suite throughput       scenarios per minute over $BENCH_SUITE (none needs
+#                          tunguard, which the stock kernel lacks)
+#   kernel rebuilds        nothing changed, one line of tunguard changed, and
+#                          from clean: lean is kernel/build.sh (cache, series
+#                          applied file by file, ccache), naive is make with
+#                          nothing to do, and a fresh tree without ccache,
+#                          then the series re-applied with git am; from clean
+#                          and the naive edit only with BENCH_KERNEL_CLEAN=1
+#                          (about 25 min on 2 cores)
+#   tunguard               TUN create+close with 1000 rules vs the module off,
+#                          both on the lean stack (the stock kernel has none)
+#   irqfd, ioeventfd       KVM signal rates inside L1 (kvm-probes --bench)
+# Writes results/bench-<id>/bench.json and bench.txt (the table).
 # usage: harness/bench.sh RUNNER
 set -uo pipefail
 runner=${1:?usage: bench.sh RUNNER}
-out=$(mktemp -d /tmp/tunlab-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+rounds=${BENCH_ROUNDS:-3}
+suite_rounds=${BENCH_SUITE_ROUNDS:-1}
+read -r -a suite <<< "${BENCH_SUITE:-host-scenarios/persist host-scenarios/create host-scenarios/nested}"
+slice=host-scenarios/nested/l2-ping-over-persistent-tap.scn
+seabios=/usr/share/seabios/bios-256k.bin
+id=$(date -u +%Y%m%d-%H%M%S)
+out=results/bench-$id
+data=$out/figures.tsv
+mkdir -p "$out/runs"
+: > "$data"
 
-secs() { local t0=$1; echo "$(date +%s.%N) - $t0" | bc | xargs printf '%.1f'; }
-row() { printf '%-34s %s\n' "$1" "$2"; }
+say() { printf 'bench: %s\n' "$*"; }
+# record ITEM STACK VALUE: one measured figure
+record() { [ -n "$3" ] && printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$data"; }
+since() { echo "$(date +%s.%N) - $1" | bc; }
 
-echo "tunlab bench on $(nproc) cpus, $(date -u +%Y-%m-%dT%H:%MZ)"
-t0=$(date +%s.%N); kernel/build.sh build/kernel/bzImage >/dev/null
-row "kernel, nothing changed" "$(secs "$t0") s"
-if [ -n "${BENCH_KERNEL_CLEAN:-}" ]; then
+say "naive stack: Debian's stock kernel, initramfs-tools, SeaBIOS"
+kernel/stock.sh build/naive/stock || exit 3
+guest-image/build-naive.sh build/naive build/naive/stock build/harness || exit 3
+naive_args=(--kernel build/naive/vmlinuz --initrd build/naive/l1.img
+	--append "boot=tunlab init=/init tunlab.l2bios=$seabios tunlab.l2append=boot=tunlab,init=/init")
+
+# lab STACK LOG RUNNER_ARGS...: one runner run on that stack; its wall
+# time in seconds on stdout
+lab() {
+	local stack=$1 log=$2 t0
+	shift 2
 	t0=$(date +%s.%N)
-	TUNLAB_CACHE=$out/cache KERNEL_BUILD_DIR=$out/kernel kernel/build.sh "$out/bzImage" >/dev/null
-	row "kernel, from clean" "$(secs "$t0") s"
-fi
-t0=$(date +%s.%N)
-guest-image/build-l2.sh "$out/l2.cpio" "$out/l2.root" &&
-	guest-image/build-l1.sh "$out/l1.cpio" "$out/l1.root" build/kernel/bzImage "$out/l2.cpio" build/harness
-row "images (L2 + L1)" "$(secs "$t0") s, L1 $(( $(stat -c %s "$out/l1.cpio") / 1048576 )) MiB"
+	if [ "$stack" = naive ]; then
+		QBOOT=$seabios "$runner" --results "$out/runs/$stack" "${naive_args[@]}" "$@"
+	else
+		"$runner" --results "$out/runs/$stack" "$@"
+	fi > "$log" 2>&1
+	since "$t0"
+}
 
-for i in 1 2 3; do
-	"$runner" --results "$out/runs" host-scenarios/nested/l2-ping-over-persistent-tap.scn > "$out/run$i.txt" 2>&1
+for n in $(seq "$rounds"); do
+	for stack in lean naive; do
+		log=$out/runs/slice-$stack-$n.txt
+		say "round $n/$rounds, $stack: slice"
+		record slice "$stack" "$(lab "$stack" "$log" --no-ktap "$slice")"
+		grep -q '^\[1/1\] pass' "$log" || say "  the slice did not pass on $stack (log: $log)"
+		record l1_ready "$stack" "$(grep -o 'L1 ready after [0-9.]*' "$log" | awk '{print $4}')"
+		record l2_ready "$stack" "$(grep -o 'vm1 ready in [0-9.]*' "$log" | head -1 | awk '{print $4}')"
+	done
 done
-l1=$(grep -ho 'L1 ready after [0-9.]* s' "$out"/run*.txt | awk '{print $4}' | sort -n | tr '\n' ' ')
-l2=$(grep -ho 'vm1 ready in [0-9.]* s' "$out"/runs/*/summary.txt "$out"/run*.txt | awk '{print $4}' | sort -n | uniq | tr '\n' ' ')
-slice=$(grep -ho '^\[1/1\] pass *[0-9.]*s' "$out"/run*.txt | awk '{print $3}' | tr '\n' ' ')
-row "L1 start to ready (3 runs)" "$l1 s"
-row "L2 start to ready (3 runs)" "$l2 s"
-row "slice scenario (3 runs)" "$slice"
 
-t0=$(date +%s.%N); make --no-print-directory lab > "$out/lab.txt" 2>&1; status=$?
-row "make lab, warm build" "$(secs "$t0") s (exit $status)"
-grep -h 'scenarios:' "$out/lab.txt" | sed 's/^/  /'
-# the suite's own rates, from the run make lab just made
-report=results/latest/report.json
-if [ -r "$report" ]; then
-	row "suite" "$(jq -r '(.scenarios | length) as $n | ([.scenarios[].duration_ms] | add) as $ms |
-		"\($n) scenarios in \($ms / 1000 | floor) s of scenario time: \($n * 60000 / $ms | floor) per minute"' "$report")"
-	row "scenario without an L2 (mean)" "$(jq -r '[.scenarios[] | select([.steps[].text | test("l2 boot")] | any | not) |
-		.duration_ms] | "\(add / length | floor) ms over \(length) scenarios"' "$report")"
-	row "l2 boot to ready (mean)" "$(jq -r '[.scenarios[].steps[] | select(.message != null) |
-		.message | capture("ready in (?<s>[0-9.]+) s") | .s | tonumber] |
-		"\(add / length * 100 | floor / 100) s over \(length) boots"' "$report")"
-	row "L1 suites (KUnit, tgcheck, probes)" "$(jq -r '[.suites[] | "\(.name) \(.duration_ms / 1000 | floor) s"] | join(", ")' "$report")"
-fi
+for n in $(seq "$suite_rounds"); do
+	for stack in lean naive; do
+		log=$out/runs/suite-$stack-$n.txt
+		say "round $n/$suite_rounds, $stack: suite ${suite[*]}"
+		wall=$(lab "$stack" "$log" --no-ktap "${suite[@]}")
+		count=$(grep -o '^[0-9]* scenarios: [0-9]* passed' "$log" | awk '{print $3}')
+		[ -n "$count" ] && record suite_per_min "$stack" "$(echo "$count * 60 / $wall" | bc -l)"
+	done
+done
 
-if ls build/harness/l1/ktap/* >/dev/null 2>&1; then
-	spec=$(for p in build/harness/l1/ktap/*; do printf -- '--ktap %s:--bench ' "$(basename "$p")"; done)
-	# shellcheck disable=SC2086
-	"$runner" --results "$out/runs" --no-scenarios $spec > "$out/ktap.txt" 2>&1
-	echo "KTAP programs with --bench (inside L1):"
-	grep -h '# bench' "$out"/runs/latest/report.ktap | sed 's/^ *# bench: */  /'
-fi
+# KTAP benchmark figures from inside L1: "# bench: ..." lines
+say "KVM and tunguard rates inside L1"
+for stack in lean naive; do
+	log=$out/runs/ktap-$stack.txt
+	lab "$stack" "$log" --no-scenarios --ktap kvm-probes:--bench --ktap tgcheck:--bench >/dev/null
+	ktap=$(readlink -f "$out/runs/$stack/latest")/report.ktap
+	record irqfd_per_s "$stack" "$(grep -o 'bench: irqfd [0-9]*' "$ktap" | awk '{print $3}')"
+	record ioeventfd_per_s "$stack" "$(grep -o 'bench: ioeventfd [0-9]*' "$ktap" | awk '{print $3}')"
+	record tunguard_off_per_s "$stack" "$(grep 'bench: off, 1000 rules' "$ktap" | grep -o 'create+close *[0-9]*' | awk '{print $2}')"
+	record tunguard_1000_per_s "$stack" "$(grep 'bench: enforce, 1000 named rules' "$ktap" | grep -o 'create+close *[0-9]*' | awk '{print $2}')"
+done
+
+# Kernel rebuilds: lean is kernel/build.sh, naive is make as a user without
+# the cache would run it. They share build/kernel with every other build:
+# run make bench alone, or under the same lock as the other builds.
+kernel_figures() {
+	local t0 edit=$out/patches src=build/kernel/linux obj
+	obj=$(realpath -m build/kernel/obj)
+	say "kernel rebuilds"
+	t0=$(date +%s.%N)
+	kernel/build.sh build/kernel/bzImage > /dev/null && record kernel_nochange lean "$(since "$t0")"
+	# make with nothing to do walks the whole tree; the first run settles
+	# whatever the last build of another configuration left
+	make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage > /dev/null 2>&1
+	t0=$(date +%s.%N)
+	make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage \
+		> "$out/runs/kernel-nochange-naive.txt" 2>&1 && record kernel_nochange naive "$(since "$t0")"
+	# one line of tunguard changed, in a copy of the series
+	mkdir -p "$edit"
+	cp kernel/patches/*.patch "$edit/"
+	sed -i '0,/^+.*pr_info("/s/pr_info("/pr_info("bench: /' \
+		"$(grep -l '^+.*pr_info("' "$edit"/*.patch | head -1)"
+	t0=$(date +%s.%N)
+	KERNEL_PATCH_DIR=$edit TUNLAB_CACHE=$out/cache \
+		KERNEL_CCACHE=${KERNEL_CCACHE:-${TUNLAB_CACHE:-/var/cache/tunlab}/ccache} \
+		kernel/build.sh "$out/bzImage" > "$out/runs/kernel-edit-lean.txt" 2>&1 &&
+		record kernel_edit lean "$(since "$t0")"
+	if [ -n "${BENCH_KERNEL_CLEAN:-}" ]; then
+		# lean from clean: a fresh tree, the ccache store as CI would keep it;
+		# naive: the same tree compiled without ccache, then the old edit
+		# loop, the series re-applied with git am on a pristine tree
+		t0=$(date +%s.%N)
+		TUNLAB_CACHE=$out/cache KERNEL_BUILD_DIR=$out/kernel kernel/build.sh "$out/bzImage" \
+			> "$out/runs/kernel-clean-lean.txt" 2>&1 && record kernel_clean lean "$(since "$t0")"
+		t0=$(date +%s.%N)
+		TUNLAB_CACHE=$out/cache2 KERNEL_CCACHE=off KERNEL_BUILD_DIR=$out/kernel \
+			KERNEL_OBJ_DIR=$out/kernel/obj-naive kernel/build.sh "$out/bzImage" \
+			> "$out/runs/kernel-clean-naive.txt" 2>&1 && record kernel_clean naive "$(since "$t0")"
+		t0=$(date +%s.%N)
+		(git -C "$out/kernel/linux" reset -q --hard pristine &&
+			for p in "$edit"/*.patch; do git -C "$out/kernel/linux" am -q "$p" || exit 1; done &&
+			make -s -C "$out/kernel/linux" O="$out/kernel/obj-naive" -j"$(nproc)" bzImage) \
+			> "$out/runs/kernel-edit-naive.txt" 2>&1 && record kernel_edit naive "$(since "$t0")"
+		rm -rf "$out/kernel"
+	fi
+	rm -rf "$out/cache" "$out/cache2" "$out/bzImage" "$edit"
+}
+# BENCH_KERNEL=0 leaves them out (another build is using the tree)
+[ "${BENCH_KERNEL:-1}" = 0 ] || kernel_figures
+
+# medians, ratios, the table
+jq -Rn --arg id "$id" --arg cpus "$(nproc)" --argjson rounds "$rounds" '
+	def median: sort | if length == 0 then null
+		elif length % 2 == 1 then .[length / 2 | floor]
+		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	[inputs | split("\t") | {item: .[0], stack: .[1], v: (.[2] | tonumber)}] as $f |
+	{ "slice": "s", "l1_ready": "s", "l2_ready": "s", "suite_per_min": "scenarios/min",
+	  "kernel_nochange": "s", "kernel_edit": "s", "kernel_clean": "s",
+	  "tunguard_off_per_s": "ops/s", "tunguard_1000_per_s": "ops/s",
+	  "irqfd_per_s": "interrupts/s", "ioeventfd_per_s": "signals/s" } as $units |
+	def lean($k): [$f[] | select(.item == $k and .stack == "lean") | .v] | median;
+	{ schema: "tunlab-bench/1", id: $id, cpus: ($cpus | tonumber), rounds: $rounds,
+	  tunguard_1000_rules_vs_off: (if lean("tunguard_off_per_s") then
+		lean("tunguard_1000_per_s") / lean("tunguard_off_per_s") else null end),
+	  items: [$units | keys_unsorted[] as $k |
+		{ item: $k, unit: $units[$k],
+		  lean: ([$f[] | select(.item == $k and .stack == "lean") | .v] | median),
+		  naive: ([$f[] | select(.item == $k and .stack == "naive") | .v] | median),
+		  samples: { lean: [$f[] | select(.item == $k and .stack == "lean") | .v],
+			     naive: [$f[] | select(.item == $k and .stack == "naive") | .v] } } |
+		.ratio = (if .lean == null or .naive == null or .lean == 0 or .naive == 0 then null
+			  elif (.unit | test("/")) then .lean / .naive else .naive / .lean end)] }' \
+	< "$data" > "$out/bench.json"
+{
+	echo "tunlab bench $id on $(nproc) cpus, $rounds rounds (suite $suite_rounds), medians"
+	printf '%-22s %14s %14s %8s  %s\n' item lean naive ratio unit
+	jq -r '.items[] | [.item, (.lean // "-"), (.naive // "-"), (.ratio // "-"), .unit] | @tsv' \
+		"$out/bench.json" | while IFS=$'\t' read -r item lean naive ratio unit; do
+		fmt() { [ "$1" = - ] && echo - || printf '%.2f' "$1"; }
+		printf '%-22s %14s %14s %8s  %s\n' "$item" "$(fmt "$lean")" "$(fmt "$naive")" \
+			"$( [ "$ratio" = - ] && echo - || printf '%.1fx' "$ratio")" "$unit"
+	done
+	echo "ratio: naive/lean for times, lean/naive for rates (above 1: lean is faster);"
+	echo "tunguard: 1000 rules run at $(jq -r '.tunguard_1000_rules_vs_off // "-" | if type == "number" then . * 100 | floor | tostring + "%" else . end' "$out/bench.json") of the rate with the module off (lean stack)"
+} > "$out/bench.txt"
+cat "$out/bench.txt"
+echo "bench: $out/bench.json"
