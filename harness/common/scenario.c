@@ -104,6 +104,7 @@ static const struct {
 	{ "kvm", SCN_REQ_KVM }, { "vhost", SCN_REQ_VHOST },
 	{ "tun", SCN_REQ_TUN }, { "svm", SCN_REQ_SVM },
 	{ "vmx", SCN_REQ_VMX }, { "tunguard", SCN_REQ_TUNGUARD },
+	{ "selinux", SCN_REQ_SELINUX },
 };
 
 const char *scn_feature_name(unsigned int bit)
@@ -184,7 +185,7 @@ static bool valid_word(const char *s, size_t len)
 	return true;
 }
 
-static const struct scn_actor *find_proc(const struct scenario *sc, const char *s, size_t len)
+static struct scn_actor *find_proc(struct scenario *sc, const char *s, size_t len)
 {
 	for (int i = 0; i < sc->nprocs; i++)
 		if (strlen(sc->procs[i].proc) == len && !memcmp(sc->procs[i].proc, s, len))
@@ -905,7 +906,214 @@ static void parse_decisions(struct parser *p, struct scn_step *st, struct token 
 		     "decision: the last record is incomplete: expected OP VERDICT");
 }
 
-/* [as ACTOR]: the index of the word after it, or -1 after a diagnostic. */
+/*
+ * ctx=TYPE or ctx=USER:ROLE:TYPE[:LEVEL]: the SELinux context an actor
+ * execs into. Whether the policy has it is for L1 to say (a setup error
+ * naming the context); here only its shape is checked.
+ */
+static void parse_ctx(struct parser *p, const struct token *t, struct scn_actor *a)
+{
+	struct token v;
+	int colons = 0;
+
+	kv(t, "ctx", &v);
+	for (size_t i = 0; i < v.len && colons >= 0; i++) {
+		colons += v.s[i] == ':';
+		if (!islower((unsigned char)v.s[i]) && !isdigit((unsigned char)v.s[i]) &&
+		    !strchr("_:.,-", v.s[i]))
+			colons = -1;
+	}
+	if (!v.len || v.len >= SCN_CTX_MAX || !islower((unsigned char)v.s[0]) || colons < 0 ||
+	    colons == 1 || (colons == 0 && memchr(v.s, '.', v.len))) {
+		diag(p, t->col, "bad context '%.*s': expected an SELinux type (ctx=tunlab_vmm_t) or user:role:type",
+		     (int)t->len, t->s);
+		return;
+	}
+	memcpy(a->ctx, v.s, v.len);
+	a->ctx[v.len] = '\0';
+	p->cur->requires |= SCN_REQ_SELINUX;
+}
+
+/*
+ * The ctx= word after an actor. A named process starts in the context
+ * its defining step gives and keeps it.
+ */
+static void step_ctx(struct parser *p, const struct token *who, const struct token *t,
+		     struct scn_actor *actor)
+{
+	bool defines = memchr(who->s, '=', who->len) != NULL;
+	struct scn_actor *proc;
+
+	if (actor->proc[0] && !defines) {
+		diag(p, t->col, "process '%s' keeps the context it started in: ctx= goes on its first step ('as %s=ACTOR ctx=...')",
+		     actor->proc, actor->proc);
+		return;
+	}
+	parse_ctx(p, t, actor);
+	proc = actor->proc[0] ? find_proc(p->cur, actor->proc, strlen(actor->proc)) : NULL;
+	if (proc)
+		memcpy(proc->ctx, actor->ctx, sizeof(actor->ctx));
+}
+
+enum avc_want { WANT_AVC_VERDICT, WANT_OPEN, WANT_PERM, WANT_AVC_FIELD };
+
+static bool avc_verdict(struct parser *p, struct scn_step *st, const struct token *w)
+{
+	static const char *const verdicts[] = { "denied", "granted", NULL };
+	struct scn_avc *a;
+
+	if (!one_of(w, verdicts)) {
+		diag(p, w->col, "avc: unknown verdict '%.*s': expected denied or granted",
+		     (int)w->len, w->s);
+		return false;
+	}
+	st->avcs = xrealloc(st->avcs, sizeof(*a) * (size_t)(st->navcs + 1));
+	a = &st->avcs[st->navcs++];
+	memset(a, 0, sizeof(*a));
+	a->verdict = tok_dup(w);
+	return true;
+}
+
+/* A permission, or the '}' after them; @want moves on at the '}'. */
+static bool avc_perm(struct parser *p, struct scn_avc *a, const struct token *w,
+		     enum avc_want *want)
+{
+	if (tok_is(w, "}")) {
+		if (!a->nperms) {
+			diag(p, w->col, "avc: no permission between '{' and '}'");
+			return false;
+		}
+		*want = WANT_AVC_FIELD;
+		return true;
+	}
+	if (memchr(w->s, '=', w->len) || memchr(w->s, '{', w->len)) {
+		diag(p, w->col, "avc: expected a permission or '}', got '%.*s'", (int)w->len, w->s);
+		return false;
+	}
+	if (a->nperms == SCN_MAX_AVC_PERMS) {
+		diag(p, w->col, "avc: at most %d permissions per record", SCN_MAX_AVC_PERMS);
+		return false;
+	}
+	a->perms[a->nperms++] = tok_dup(w);
+	return true;
+}
+
+static bool avc_field(struct parser *p, struct scn_avc *a, const struct token *w)
+{
+	static const char *const keys[] = { "tclass", "scontext", "tcontext", "permissive",
+					    "comm", NULL };
+	const char *eq = memchr(w->s, '=', w->len);
+	struct token k = { w->s, eq ? (size_t)(eq - w->s) : w->len, w->col };
+
+	if (!eq || eq == w->s + w->len - 1 || !one_of(&k, keys)) {
+		diag(p, w->col, "avc: bad field '%.*s': expected tclass=, scontext=, tcontext=, permissive= or comm= with a value, or ',' before the next record",
+		     (int)w->len, w->s);
+		return false;
+	}
+	if (a->nfields == SCN_MAX_DFIELDS) {
+		diag(p, w->col, "avc: at most %d fields per record", SCN_MAX_DFIELDS);
+		return false;
+	}
+	a->keys[a->nfields] = tok_dup(&k);
+	a->vals[a->nfields++] = xstrndup(eq + 1, (size_t)(w->s + w->len - eq - 1));
+	return true;
+}
+
+/* One word of an AVC record, as what comes next; false after a diagnostic. */
+static bool avc_word(struct parser *p, struct scn_step *st, const struct token *w,
+		     enum avc_want *want)
+{
+	struct scn_avc *a = st->navcs ? &st->avcs[st->navcs - 1] : NULL;
+
+	switch (*want) {
+	case WANT_AVC_VERDICT:
+		*want = WANT_OPEN;
+		return avc_verdict(p, st, w);
+	case WANT_OPEN:
+		if (!tok_is(w, "{")) {
+			diag(p, w->col, "avc: expected '{' after '%s', got '%.*s'", a->verdict,
+			     (int)w->len, w->s);
+			return false;
+		}
+		*want = WANT_PERM;
+		return true;
+	case WANT_PERM:
+		return avc_perm(p, a, w, want);
+	case WANT_AVC_FIELD:
+		break;
+	}
+	return avc_field(p, a, w);
+}
+
+/*
+ * avc none | avc VERDICT { PERM... } [KEY=VALUE...] [, VERDICT { ... } ...]
+ * The braces are words of their own, as in the kernel's records; a comma
+ * ends a record, standing alone or ending a word.
+ */
+static void parse_avcs(struct parser *p, struct scn_step *st, struct token *t, int n,
+		       int end_col)
+{
+	enum avc_want want = WANT_AVC_VERDICT;
+
+	st->check_avcs = true;
+	p->cur->requires |= SCN_REQ_SELINUX;
+	if (n == 1 && tok_is(&t[0], "none"))
+		return;
+	if (!n) {
+		diag(p, end_col, "avc: expected 'none' or VERDICT { PERM... } (e.g. 'avc denied { create } tclass=tun_socket')");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		struct token w = t[i];
+		bool comma = w.len && w.s[w.len - 1] == ',';
+
+		if (comma)
+			w.len--;
+		if (w.len && !avc_word(p, st, &w, &want))
+			return;
+		if (comma && want != WANT_AVC_FIELD) {
+			diag(p, w.col + (int)w.len, "avc: ',' before the record was complete (VERDICT { PERM... })");
+			return;
+		}
+		if (comma)
+			want = WANT_AVC_VERDICT;
+	}
+	if (want == WANT_PERM)
+		diag(p, t[n - 1].col + (int)t[n - 1].len, "avc: missing '}' after the permissions");
+	else if (want != WANT_AVC_FIELD)
+		diag(p, t[n - 1].col + (int)t[n - 1].len,
+		     "avc: the last record is incomplete: expected VERDICT { PERM... }");
+}
+
+/*
+ * What follows the expectation: a decision clause, an avc clause, both
+ * (in either order), or nothing. Each clause runs to the next one.
+ */
+static void step_clauses(struct parser *p, struct scn_step *st, struct token *t, int n)
+{
+	for (int i = 0, end; i < n; i = end) {
+		bool avc = tok_is(&t[i], "avc");
+
+		if (!avc && !tok_is(&t[i], "decision")) {
+			diag(p, t[i].col, "unexpected '%.*s' after the expectation: expected 'decision ...', 'avc ...' or the end of the step",
+			     (int)t[i].len, t[i].s);
+			return;
+		}
+		if (avc ? st->check_avcs : st->check_decisions) {
+			diag(p, t[i].col, "%s: given twice in one step", avc ? "avc" : "decision");
+			return;
+		}
+		for (end = i + 1; end < n; end++)
+			if (tok_is(&t[end], "avc") || tok_is(&t[end], "decision"))
+				break;
+		if (avc)
+			parse_avcs(p, st, &t[i + 1], end - i - 1, t[i].col + 3);
+		else
+			parse_decisions(p, st, &t[i + 1], end - i - 1, t[i].col + 8);
+	}
+}
+
+/* [as ACTOR [ctx=CONTEXT]]: the index of the word after it, or -1 after a diagnostic. */
 static int step_actor(struct parser *p, const struct token *t, int n, int end_col,
 		      struct scn_actor *actor)
 {
@@ -917,7 +1125,10 @@ static int step_actor(struct parser *p, const struct token *t, int n, int end_co
 		return -1;
 	}
 	parse_actor(p, &t[1], actor);
-	return 2;
+	if (n < 3 || strncmp(t[2].s, "ctx=", 4))
+		return 2;
+	step_ctx(p, &t[1], &t[2], actor);
+	return 3;
 }
 
 /* The "=>" after an action, or -1 after a diagnostic. */
@@ -936,7 +1147,7 @@ static int step_arrow(struct parser *p, const struct token *t, int i, int n, int
 	return -1;
 }
 
-/* => ok | fail | ERRNO [decision ...] */
+/* => ok | fail | ERRNO [decision ...] [avc ...] */
 static void step_expectation(struct parser *p, struct scn_step *st, struct token *t,
 			     int arrow, int n)
 {
@@ -960,11 +1171,7 @@ static void step_expectation(struct parser *p, struct scn_step *st, struct token
 			     name);
 		free(name);
 	}
-	if (arrow + 2 < n && tok_is(&t[arrow + 2], "decision"))
-		parse_decisions(p, st, &t[arrow + 3], n - arrow - 3, t[arrow + 2].col + 8);
-	else if (arrow + 2 < n)
-		diag(p, t[arrow + 2].col, "unexpected '%.*s' after the expectation: expected 'decision ...' or the end of the step",
-		     (int)t[arrow + 2].len, t[arrow + 2].s);
+	step_clauses(p, st, &t[arrow + 2], n - arrow - 2);
 }
 
 /* What the action allows of its actor: keep= needs a named process, some run fresh. */
@@ -1025,9 +1232,21 @@ static void decisions_free(struct scn_step *st)
 		free(d->verdict);
 	}
 	free(st->decisions);
+	for (int k = 0; k < st->navcs; k++) {
+		struct scn_avc *a = &st->avcs[k];
+
+		for (int f = 0; f < a->nfields; f++) {
+			free(a->keys[f]);
+			free(a->vals[f]);
+		}
+		for (int f = 0; f < a->nperms; f++)
+			free(a->perms[f]);
+		free(a->verdict);
+	}
+	free(st->avcs);
 }
 
-/* [as ACTOR] ACTION ARGS... => EXPECT [decision ...] */
+/* [as ACTOR [ctx=CONTEXT]] ACTION ARGS... => EXPECT [decision ...] [avc ...] */
 static void parse_step(struct parser *p, const char *line, struct token *t, int n)
 {
 	struct scn_step st = { .line = p->line };
@@ -1122,7 +1341,7 @@ static void directive_tags(struct parser *p, const struct token *t, int n)
 static void directive_requires(struct parser *p, const struct token *t, int n)
 {
 	if (n < 2)
-		diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard)");
+		diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard, selinux)");
 	for (int i = 1; i < n; i++) {
 		size_t k;
 
@@ -1130,7 +1349,7 @@ static void directive_requires(struct parser *p, const struct token *t, int n)
 			if (tok_is(&t[i], features[k].name))
 				break;
 		if (k == ARRAY_SIZE(features))
-			diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx or tunguard",
+			diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx, tunguard or selinux",
 			     (int)t[i].len, t[i].s);
 		else
 			p->cur->requires |= features[k].bit;
@@ -1185,6 +1404,35 @@ static void directive_mode(struct parser *p, const struct token *t, int n)
 	p->cur->mode = tok_dup(&t[1]);
 }
 
+/* selinux enforcing|permissive: the SELinux mode the scenario runs in */
+static void directive_selinux(struct parser *p, const struct token *t, int n)
+{
+	static const char *const se_modes[] = { "enforcing", "permissive", NULL };
+
+	if (n != 2 || !one_of(&t[1], se_modes)) {
+		diag(p, n > 1 ? t[1].col : t[0].col + 7, "selinux: expected enforcing or permissive");
+		return;
+	}
+	free(p->cur->selinux_mode);
+	p->cur->selinux_mode = tok_dup(&t[1]);
+	p->cur->requires |= SCN_REQ_SELINUX;
+}
+
+/* lsm A,B: the scenario holds only with the modules in that order */
+static void directive_lsm(struct parser *p, const struct token *t, int n)
+{
+	static const char *const orders[] = { "tunguard,selinux", "selinux,tunguard", NULL };
+
+	if (n != 2 || !one_of(&t[1], orders)) {
+		diag(p, n > 1 ? t[1].col : t[0].col + 3,
+		     "lsm: expected the order the scenario needs, tunguard,selinux or selinux,tunguard");
+		return;
+	}
+	free(p->cur->lsm_order);
+	p->cur->lsm_order = tok_dup(&t[1]);
+	p->cur->requires |= SCN_REQ_SELINUX | SCN_REQ_TUNGUARD;
+}
+
 static void directive_timeout(struct parser *p, const struct token *t, int n)
 {
 	char *val = n == 2 ? tok_dup(&t[1]) : NULL;
@@ -1206,7 +1454,8 @@ static const struct {
 	{ "tags", directive_tags }, { "requires", directive_requires },
 	{ "policy", directive_policy }, { "continues", directive_continues },
 	{ "netns", directive_netns }, { "mode", directive_mode },
-	{ "timeout", directive_timeout },
+	{ "timeout", directive_timeout }, { "selinux", directive_selinux },
+	{ "lsm", directive_lsm },
 };
 
 static void parse_line(struct parser *p, const char *line)
@@ -1320,6 +1569,8 @@ void scn_file_free(struct scn_file *f)
 		free(s->tags);
 		free(s->policy);
 		free(s->mode);
+		free(s->selinux_mode);
+		free(s->lsm_order);
 		free(s->steps);
 		free(s->title);
 		free(s->file);

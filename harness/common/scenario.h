@@ -39,6 +39,8 @@ enum scn_expect_kind {
 };
 
 #define SCN_NAME_MAX 16
+/* an SELinux type, or user:role:type[:level] */
+#define SCN_CTX_MAX 128
 
 struct scn_actor {
 	bool root;
@@ -50,6 +52,7 @@ struct scn_actor {
 	bool userns;		/* +userns: root of a new user namespace */
 	bool netns;		/* +netns: in a new network namespace */
 	char proc[SCN_NAME_MAX];/* named process keeping descriptors, or "" */
+	char ctx[SCN_CTX_MAX];	/* ctx=: the SELinux context it execs into, or "" */
 };
 
 /* One tunguard decision record a step must produce. */
@@ -59,6 +62,18 @@ struct scn_decision {
 	char *op;		/* create, open, attach, attach_queue */
 	char *verdict;		/* allow, deny */
 	int nfields;		/* further fields that must match: rule=, uid=, ... */
+	char *keys[SCN_MAX_DFIELDS];
+	char *vals[SCN_MAX_DFIELDS];
+};
+
+/* One SELinux AVC record a step must produce. */
+#define SCN_MAX_AVC_PERMS 8
+
+struct scn_avc {
+	char *verdict;		/* denied, granted */
+	int nperms;		/* the permissions between { and } */
+	char *perms[SCN_MAX_AVC_PERMS];
+	int nfields;		/* tclass=, scontext=, tcontext=, permissive=, comm= */
 	char *keys[SCN_MAX_DFIELDS];
 	char *vals[SCN_MAX_DFIELDS];
 };
@@ -75,6 +90,9 @@ struct scn_step {
 	bool check_decisions;	/* a decision clause was given */
 	int ndecisions;		/* 0 with check_decisions: "decision none" */
 	struct scn_decision *decisions;
+	bool check_avcs;	/* an avc clause was given */
+	int navcs;		/* 0 with check_avcs: "avc none" */
+	struct scn_avc *avcs;
 };
 
 /* Optional features a scenario needs; missing ones make it a SKIP. */
@@ -85,7 +103,9 @@ enum scn_feature {
 	SCN_REQ_SVM = 1 << 3,
 	SCN_REQ_VMX = 1 << 4,
 	SCN_REQ_TUNGUARD = 1 << 5,
+	SCN_REQ_SELINUX = 1 << 6,	/* SELinux with the lab's policy loaded */
 };
+#define SCN_REQ_LAST SCN_REQ_SELINUX
 
 struct scenario {
 	char *file;		/* path as given to the parser */
@@ -98,6 +118,8 @@ struct scenario {
 	int timeout_s;		/* 0: the runner's default */
 	char *policy;		/* tunguard policy text (policy lines), or NULL */
 	char *mode;		/* tunguard mode for the scenario, or NULL */
+	char *selinux_mode;	/* enforcing, permissive, or NULL: as L1 booted */
+	char *lsm_order;	/* "tunguard,selinux": runs only in that order */
 	bool init_netns;	/* netns init: run in L1's own network namespace */
 	bool continues;		/* runs in the context the previous scenario left */
 	int nsteps;

@@ -13,6 +13,11 @@
 	X(test_errno_names_round_trip)					\
 	X(test_every_errno_can_be_expected)				\
 	X(test_malformed_corpus)					\
+	X(test_parse_contexts_modes_and_avc_clauses)			\
+	X(test_a_context_alone_requires_selinux)			\
+	X(test_avc_records_match_verdict_permissions_and_fields)	\
+	X(test_avc_permissions_are_a_set)				\
+	X(test_lsm_order)						\
 	X(test_qemu_argv_tcg_has_no_nic_no_reboot_and_panics_out)	\
 	X(test_qemu_argv_kvm_uses_host_cpu_and_smoke_flag)		\
 	X(test_accel_without_vmx_svm_is_tcg_without_a_smoke_boot)	\
