@@ -2,6 +2,7 @@
 #include "caps.h"
 
 #include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,4 +21,17 @@ int caps_keep_only(uint64_t keep, bool raise)
 		d[i].effective = raise ? d[i].permitted : d[i].effective & k;
 	}
 	return (int)syscall(SYS_capset, &h, d);
+}
+
+int caps_keep_across_exec(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[cap / 32].inheritable |= 1u << (cap % 32);
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -1;
+	return prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0);
 }

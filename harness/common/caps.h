@@ -18,5 +18,11 @@
  * too. Returns 0, or -1 with errno.
  */
 int caps_keep_only(uint64_t keep, bool raise);
+/*
+ * Keep permitted capability @cap across execve() for a process that is
+ * not root: it joins the inheritable set, then the ambient one. 0, or -1
+ * with errno.
+ */
+int caps_keep_across_exec(int cap);
 
 #endif

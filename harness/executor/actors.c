@@ -14,11 +14,13 @@
 #include "net.h"
 #include "outcome.h"
 #include "programs.h"
+#include "selinux.h"
 #include "tun.h"
 #include "tunguard.h"
 #include "common/caps.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <net/if.h>
@@ -41,9 +43,12 @@ enum proc_op {
 
 struct proc_cmd {
 	enum proc_op op;
-	/* the process is a fork of the executor: the same address means the
-	 * same parsed scenario, also one that continues the process's first */
+	/* a process forked from the executor finds the parsed scenario at the
+	 * same address (also one that continues the process's first); one
+	 * that exec'd into its SELinux context parsed the file again and
+	 * finds it by its index there */
 	const struct scenario *sc;
+	int scn;
 	int step;
 	char handle[SCN_NAME_MAX];
 };
@@ -51,7 +56,9 @@ struct proc_cmd {
 /*
  * Namespaces first (a new netns needs CAP_SYS_ADMIN, which root still
  * has), then ids, then what capability the scenario grants; a user
- * namespace last, with the actor's ids mapped to its root.
+ * namespace next, with the actor's ids mapped to its root; the SELinux
+ * context last, entered at the next execve() (of this program again, or
+ * of QEMU for a guest).
  */
 int become_actor(const struct scn_actor *a, char *why, size_t size)
 {
@@ -76,6 +83,11 @@ int become_actor(const struct scn_actor *a, char *why, size_t size)
 			snprintf(why, size, "capset(CAP_NET_ADMIN): %s", strerror(errno));
 			return -1;
 		}
+		if (a->net_admin && a->ctx[0] && caps_keep_across_exec(CAP_NET_ADMIN) < 0) {
+			snprintf(why, size, "CAP_NET_ADMIN as an ambient capability: %s",
+				 strerror(errno));
+			return -1;
+		}
 		/* setuid() made us non-dumpable: /proc/self would stay root's
 		 * and the id maps below could not be written */
 		prctl(PR_SET_DUMPABLE, 1);
@@ -98,6 +110,8 @@ int become_actor(const struct scn_actor *a, char *why, size_t size)
 			return -1;
 		}
 	}
+	if (a->ctx[0] && selinux_exec_context(a->ctx, why, size) < 0)
+		return -1;
 	return 0;
 }
 
@@ -172,16 +186,17 @@ static int recv_with_fd(int sock, void *buf, size_t len, int *fd)
  * One command in the actor process; the reply goes in @oc, with the
  * descriptor to send up in @give (-1: none). @fd came with the command.
  */
-static void proc_obey(struct handles *hs, const struct proc_cmd *cmd, int fd,
-		      struct outcome *oc, int *give)
+static void proc_obey(struct handles *hs, const struct scn_file *f, const struct proc_cmd *cmd,
+		      int fd, struct outcome *oc, int *give)
 {
+	const struct scenario *sc = f ? &f->scenarios[cmd->scn] : cmd->sc;
 	struct handle *h;
 
 	memset(oc, 0, sizeof(*oc));
 	*give = -1;
 	switch (cmd->op) {
 	case PROC_RUN:
-		run_step_here(hs, &cmd->sc->steps[cmd->step], oc);
+		run_step_here(hs, &sc->steps[cmd->step], oc);
 		break;
 	case PROC_GIVE:
 		h = handle_get(hs, cmd->handle);
@@ -202,28 +217,71 @@ static void proc_obey(struct handles *hs, const struct proc_cmd *cmd, int fd,
 	}
 }
 
-/* The body of an actor process: obey commands until the socket closes. */
-static void proc_main(int sock, const struct scn_actor *a)
+/*
+ * An actor process that is its actor: obey commands until the socket
+ * closes. @f: the scenario file it parsed itself, or NULL.
+ */
+static void proc_loop(int sock, const struct scn_file *f)
 {
 	struct handles hs = { .n = 0 };
 	struct outcome oc;
 	struct proc_cmd cmd;
 	int fd, give;
 
-	memset(&oc, 0, sizeof(oc));
-	if (become_actor(a, oc.what, sizeof(oc.what)) < 0) {
-		oc.err = errno ? errno : -1;
-		oc.broken = true;
-	}
-	/* the first reply says whether the actor could be set up */
-	if (send_with_fd(sock, &oc, sizeof(oc), -1) < 0 || oc.broken)
-		_exit(1);
 	while (recv_with_fd(sock, &cmd, sizeof(cmd), &fd) == 0) {
-		proc_obey(&hs, &cmd, fd, &oc, &give);
+		proc_obey(&hs, f, &cmd, fd, &oc, &give);
 		if (send_with_fd(sock, &oc, sizeof(oc), give) < 0)
 			break;
 	}
 	_exit(0);
+}
+
+/*
+ * A new actor process: become the actor, and with a context exec this
+ * program again to enter it, the way libvirt starts QEMU in its domain.
+ * The first reply says whether the actor could be set up.
+ */
+static void proc_main(int sock, const struct scn_actor *a, const struct scenario *sc)
+{
+	struct outcome oc;
+	char fdarg[16];
+
+	memset(&oc, 0, sizeof(oc));
+	if (become_actor(a, oc.what, sizeof(oc.what)) < 0) {
+		oc.err = errno ? errno : -1;
+		oc.broken = true;
+	} else if (a->ctx[0]) {
+		snprintf(fdarg, sizeof(fdarg), "%d", sock);
+		fcntl(sock, F_SETFD, 0);
+		execl(EXEC_SELF, "tunlab-exec", "--actor", fdarg, sc->file, (char *)NULL);
+		outcome_set(&oc, errno, "execve(%s) into ctx=%s", EXEC_SELF, a->ctx);
+		oc.broken = true;
+	}
+	if (send_with_fd(sock, &oc, sizeof(oc), -1) < 0 || oc.broken)
+		_exit(1);
+	proc_loop(sock, NULL);
+}
+
+int actor_main(int sock, const char *file)
+{
+	struct scn_diags diags = { 0 };
+	struct scn_file f;
+	struct outcome oc;
+
+	/* entering another context cleared it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	memset(&oc, 0, sizeof(oc));
+	if (scn_parse_file(file, &f, &diags) < 0) {
+		outcome_set(&oc, -1, "the actor reading %s again: %s", file,
+			    diags.n ? diags.v[0].msg : "it does not parse");
+		oc.broken = true;
+	}
+	scn_diags_free(&diags);
+	if (send_with_fd(sock, &oc, sizeof(oc), -1) < 0 || oc.broken)
+		return 1;
+	proc_loop(sock, &f);
+	return 0;
 }
 
 static int proc_wait_reply(struct actor_proc *p, struct outcome *oc, int *fd, int timeout_s)
@@ -258,8 +316,8 @@ static void proc_kill(struct actor_proc *p)
 	p->sock = -1;
 }
 
-static int proc_start(struct actor_proc *p, const struct scn_actor *a, struct outcome *oc,
-		      int timeout_s)
+static int proc_start(struct actor_proc *p, const struct scn_actor *a, const struct scenario *sc,
+		      struct outcome *oc, int timeout_s)
 {
 	int sv[2], fd;
 
@@ -275,7 +333,7 @@ static int proc_start(struct actor_proc *p, const struct scn_actor *a, struct ou
 	if (p->pid == 0) {
 		close(sv[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		proc_main(sv[1], a);
+		proc_main(sv[1], a, sc);
 	}
 	close(sv[1]);
 	p->sock = sv[0];
@@ -301,7 +359,7 @@ static struct actor_proc *proc_find(struct exec_ctx *x, const char *name)
 }
 
 static struct actor_proc *proc_get(struct exec_ctx *x, const struct scn_actor *a,
-				   struct outcome *oc)
+				   const struct scenario *sc, struct outcome *oc)
 {
 	struct actor_proc *p = proc_find(x, a->proc);
 
@@ -310,7 +368,7 @@ static struct actor_proc *proc_get(struct exec_ctx *x, const struct scn_actor *a
 	for (int i = 0; i < EXEC_MAX_PROCS; i++) {
 		if (x->procs[i].pid > 0)
 			continue;
-		if (proc_start(&x->procs[i], a, oc, x->step_timeout_s) < 0)
+		if (proc_start(&x->procs[i], a, sc, oc, x->step_timeout_s) < 0)
 			return NULL;
 		return &x->procs[i];
 	}
@@ -342,7 +400,7 @@ static void send_step(struct exec_ctx *x, const struct scenario *sc, const struc
 		      struct outcome *oc)
 {
 	struct proc_cmd give = { .op = PROC_GIVE }, take = { .op = PROC_TAKE };
-	struct actor_proc *from = proc_get(x, &st->actor, oc), *to;
+	struct actor_proc *from = proc_get(x, &st->actor, sc, oc), *to;
 	const struct scn_actor *dest = NULL;
 	int fd = -1;
 
@@ -355,7 +413,7 @@ static void send_step(struct exec_ctx *x, const struct scenario *sc, const struc
 	proc_command(x, from, &give, -1, oc, &fd);
 	if (oc->err || fd < 0)
 		return;
-	to = proc_get(x, dest, oc);
+	to = proc_get(x, dest, sc, oc);
 	if (to) {
 		take.op = PROC_TAKE;
 		snprintf(take.handle, sizeof(take.handle), "%s", st->argv[0]);
@@ -377,7 +435,7 @@ int proc_fetch_fd(struct exec_ctx *x, const struct scenario *sc, const char *pro
 	for (int i = 0; i < sc->nprocs; i++)
 		if (!strcmp(sc->procs[i].proc, proc))
 			a = &sc->procs[i];
-	p = a ? proc_get(x, a, oc) : NULL;
+	p = a ? proc_get(x, a, sc, oc) : NULL;
 	if (!p)
 		return -1;
 	snprintf(give.handle, sizeof(give.handle), "%s", handle);
@@ -389,7 +447,7 @@ void act_in_process(struct exec_ctx *x, const struct scenario *sc, int step,
 		    struct outcome *oc)
 {
 	const struct scn_step *st = &sc->steps[step];
-	struct proc_cmd run = { .op = PROC_RUN, .sc = sc, .step = step };
+	struct proc_cmd run = { .op = PROC_RUN, .sc = sc, .scn = sc->index, .step = step };
 	struct actor_proc once, *p;
 
 	memset(oc, 0, sizeof(*oc));
@@ -398,12 +456,12 @@ void act_in_process(struct exec_ctx *x, const struct scenario *sc, int step,
 		return;
 	}
 	if (st->actor.proc[0]) {
-		p = proc_get(x, &st->actor, oc);
+		p = proc_get(x, &st->actor, sc, oc);
 		if (p)
 			proc_command(x, p, &run, -1, oc, NULL);
 		return;
 	}
-	if (proc_start(&once, &st->actor, oc, x->step_timeout_s) < 0)
+	if (proc_start(&once, &st->actor, sc, oc, x->step_timeout_s) < 0)
 		return;
 	proc_command(x, &once, &run, -1, oc, NULL);
 	proc_kill(&once);

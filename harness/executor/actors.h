@@ -15,5 +15,10 @@ int proc_fetch_fd(struct exec_ctx *x, const struct scenario *sc, const char *pro
 		  const char *handle, struct outcome *oc);
 /* End every named process of the scenario, closing what it holds. */
 void procs_teardown(struct exec_ctx *x);
+/*
+ * tunlab-exec --actor FD FILE: an actor process back after its exec into
+ * its SELinux context; it reads FILE again and obeys on socket FD.
+ */
+int actor_main(int sock, const char *file);
 
 #endif

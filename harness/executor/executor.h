@@ -20,6 +20,8 @@
 #define TG_DIR "/sys/kernel/security/tunguard"
 #define KTAP_DIR "/usr/lib/tunlab/ktap"
 #define PROBES_PATH KTAP_DIR "/kvm-probes"
+/* this program: an actor with an SELinux context execs it again */
+#define EXEC_SELF "/usr/bin/tunlab-exec"
 
 /* What one step did. err: 0 success, an errno, or -1 (failed, no errno). */
 struct outcome {
@@ -51,6 +53,8 @@ struct actor_proc {
 	int sock;
 };
 
+struct se_state;
+
 struct exec_ctx {
 	FILE *out;		/* results port */
 	int idx;		/* plan index of the running scenario */
@@ -58,6 +62,7 @@ struct exec_ctx {
 	struct actor_proc procs[EXEC_MAX_PROCS];
 	int step_timeout_s;
 	char *step_records;	/* decision records the last step produced, if checked */
+	struct se_state *selinux;	/* SELinux's boot mode and audit stream (selinux.h) */
 };
 
 #endif

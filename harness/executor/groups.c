@@ -10,6 +10,7 @@
 #include "guests.h"
 #include "net.h"
 #include "outcome.h"
+#include "selinux.h"
 #include "tunguard.h"
 #include "common/proto.h"
 #include "common/verdict.h"
@@ -41,15 +42,21 @@ static void act(struct exec_ctx *x, const struct scenario *sc, int step, struct 
 	}
 }
 
-/* One step, its outcome and its decision records against what it expects. */
+/*
+ * One step, its outcome, its tunguard decision records and its SELinux
+ * AVC records against what it expects.
+ */
 static enum tl_result run_step(struct exec_ctx *x, const struct scenario *sc, int step,
 			       struct sbuf *msg)
 {
 	const struct scn_step *st = &sc->steps[step];
 	long long pos = st->check_decisions ? tg_position() : 0;
+	enum tl_result avc = TL_PASS;
 	struct outcome oc;
 	bool ok, dec_ok = true;
 
+	if (st->check_avcs && se_step_begin(x->selinux, msg) < 0)
+		return TL_ERROR;
 	act(x, sc, step, &oc);
 	ok = !oc.broken && outcome_met(st, &oc);
 	outcome_describe(st, &oc, ok, msg);
@@ -57,9 +64,11 @@ static enum tl_result run_step(struct exec_ctx *x, const struct scenario *sc, in
 		free(x->step_records);
 		dec_ok = tg_check_step(st, pos, &x->step_records, ok ? "" : "\n", msg);
 	}
-	if (oc.broken)
+	if (st->check_avcs)
+		avc = se_check_step(x->selinux, st, &x->step_records, ok && dec_ok ? "" : "\n", msg);
+	if (oc.broken || avc == TL_ERROR)
 		return TL_ERROR;
-	return ok && dec_ok ? TL_PASS : TL_FAIL;
+	return ok && dec_ok && avc == TL_PASS ? TL_PASS : TL_FAIL;
 }
 
 static void emit_step(struct exec_ctx *x, int step, const char *res, double ms,
@@ -107,6 +116,7 @@ struct group_ctx {
 	struct linkset before;
 	struct linkset netns_before;
 	bool tunguard_changed;
+	bool selinux_changed;
 };
 
 static void group_begin(struct group_ctx *g)
@@ -127,6 +137,8 @@ static void group_end(struct exec_ctx *x, struct group_ctx *g, const struct tg_s
 	links_free(&g->before);
 	if (g->tunguard_changed && tg_apply(tg->boot_policy, tg->boot_mode, why) < 0)
 		sbuf_puts(why, " (restoring tunguard)");
+	if (g->selinux_changed)
+		se_restore(x->selinux, why);
 }
 
 /*
@@ -142,12 +154,15 @@ static enum tl_result run_scenario_steps(struct exec_ctx *x, const struct scenar
 
 	if (missing) {
 		sbuf_puts(why, "requires");
-		for (unsigned int bit = 1; bit <= SCN_REQ_TUNGUARD; bit <<= 1)
+		for (unsigned int bit = 1; bit <= SCN_REQ_LAST; bit <<= 1)
 			if (missing & bit)
 				sbuf_printf(why, " %s", scn_feature_name(bit));
 		sbuf_puts(why, ": not available in L1");
-		return TL_SKIP;
+		return se_missing(x->selinux, missing, why);
 	}
+	worst = se_scenario_begin(x->selinux, sc, have, &g->selinux_changed, why);
+	if (worst != TL_PASS)
+		return worst;
 	if (sc->policy || sc->mode || tg->force_mode || uses_tunguard_steps(sc))
 		g->tunguard_changed = true;
 	if ((sc->policy || sc->mode || tg->force_mode) &&

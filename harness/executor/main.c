@@ -6,8 +6,10 @@
  * runner validated them with, and runs them (groups.c).
  */
 #include "executor.h"
+#include "actors.h"
 #include "groups.h"
 #include "programs.h"
+#include "selinux.h"
 #include "tunguard.h"
 #include "common/cpuinfo.h"
 #include "common/proto.h"
@@ -50,9 +52,11 @@ static unsigned int detect_features(char *text, size_t size)
 		have |= SCN_REQ_VMX;
 	if (access(TG_DIR "/policy", W_OK) == 0)
 		have |= SCN_REQ_TUNGUARD;
+	if (selinux_has_policy())
+		have |= SCN_REQ_SELINUX;
 	free(cpuinfo);
 	text[0] = '\0';
-	for (unsigned int bit = 1; bit <= SCN_REQ_TUNGUARD; bit <<= 1)
+	for (unsigned int bit = 1; bit <= SCN_REQ_LAST; bit <<= 1)
 		if (have & bit)
 			snprintf(text + strlen(text), size - strlen(text), "%s%s",
 				 text[0] ? "," : "", scn_feature_name(bit));
@@ -146,12 +150,16 @@ int main(int argc, char **argv)
 {
 	struct exec_ctx x = { .step_timeout_s = STEP_TIMEOUT_S };
 	struct tg_state tg = { 0 };
+	struct se_state se;
 	struct plan_item *items;
 	struct exec_args a;
 	unsigned int have;
 	char *plan;
 	int fd, n;
 
+	/* an actor that exec'd into its SELinux context comes back here */
+	if (argc == 4 && !strcmp(argv[1], "--actor"))
+		return actor_main(atoi(argv[2]), argv[3]);
 	if (parse_args(argc, argv, &a) < 0)
 		return 2;
 	fd = open(a.port, O_WRONLY | O_CLOEXEC);
@@ -164,6 +172,8 @@ int main(int argc, char **argv)
 	have = say_hello(&x);
 	tg_state_load(&tg);
 	l1_suites_run(&x);
+	se_state_load(&se, have);
+	x.selinux = &se;
 
 	plan = read_file(a.plan, NULL);
 	if (!plan) {
@@ -175,6 +185,7 @@ int main(int argc, char **argv)
 	plan_items_free(items, n);
 	free(plan);
 	tg_state_free(&tg);
+	se_state_free(&se);
 	proto_emit(x.out, "done", 0);
 	fclose(x.out);
 	return 0;

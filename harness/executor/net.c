@@ -170,6 +170,7 @@ int enter_scenario_netns(struct sbuf *why)
 	/* both are optional: a kernel without them just lacks the feature */
 	mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	mount("selinuxfs", "/sys/fs/selinux", "selinuxfs", 0, NULL);
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0 ||
 	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) < 0)) {

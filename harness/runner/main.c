@@ -35,6 +35,8 @@ struct opts {
 	char **tags;
 	struct sbuf append;	/* L1's command line, as --append and other options give it */
 	struct sbuf ktap;	/* tunlab.ktap=, from --ktap */
+	const char *lsm;	/* lsm=, from --lsm */
+	const char *selinux;	/* tunlab.selinux=, from --selinux */
 	int shard_k, shard_n;	/* --shard K/N, or 0/0 */
 	int plan_size;		/* scenarios in the whole plan, before sharding */
 	int *index_of;		/* where each scenario of the share stands in it */
@@ -67,6 +69,11 @@ static void usage(FILE *out)
 	      "  --fail-fast          stop after the first scenario that does not pass\n"
 	      "  --tunguard-mode MODE run every scenario in this tunguard mode, whatever it says\n"
 	      "                       (the suite's self-test: with 'off', every deny scenario fails)\n"
+	      "  --lsm LIST           L1's security modules in this order (lsm=LIST), e.g.\n"
+	      "                       capability,selinux,tunguard\n"
+	      "  --selinux MODE       start SELinux with the lab's policy, enforcing or permissive\n"
+	      "                       (after tunguard unless --lsm says otherwise; the self-test:\n"
+	      "                       with 'permissive', every selinux-deny scenario fails)\n"
 	      "  --shard K/N          run the K-th of N shares of the plan, dealt the same way on\n"
 	      "                       every machine (shard 1 also runs KUnit and the KTAP programs)\n"
 	      "usage: tunlab merge [--results DIR] RUN_DIR...\n"
@@ -208,6 +215,8 @@ static const struct option longopts[] = {
 	{ "tag", required_argument, NULL, 't' },
 	{ "fail-fast", no_argument, NULL, 'F' },
 	{ "tunguard-mode", required_argument, NULL, 'G' },
+	{ "lsm", required_argument, NULL, 'L' },
+	{ "selinux", required_argument, NULL, 'E' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "shard", required_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
@@ -279,6 +288,22 @@ static int take_word_option(struct opts *o, int c, const char *arg)
 		}
 		sbuf_printf(&o->append, "%stunlab.tgmode=%s", o->append.len ? " " : "", arg);
 		break;
+	case 'L':
+		if (!*arg || strpbrk(arg, " \t=")) {
+			fprintf(stderr, "tunlab: --lsm: expected a comma-separated list of modules, got '%s'\n",
+				arg);
+			return TL_EXIT_USAGE;
+		}
+		o->lsm = arg;
+		break;
+	case 'E':
+		if (strcmp(arg, "enforcing") && strcmp(arg, "permissive")) {
+			fprintf(stderr, "tunlab: --selinux: expected enforcing or permissive, got '%s'\n",
+				arg);
+			return TL_EXIT_USAGE;
+		}
+		o->selinux = arg;
+		break;
 	case 't':
 		o->tags = xrealloc(o->tags, sizeof(char *) * (size_t)(o->ntags + 1));
 		o->tags[o->ntags++] = (char *)arg;
@@ -312,7 +337,8 @@ static int take_option(struct opts *o, int c, const char *arg)
 	case 'n': o->no_ktap = true; break;
 	case 'F': o->fail_fast = true; break;
 	case 'H': parse_shard(arg, &o->shard_k, &o->shard_n); break;
-	case 'a': case 'K': case 'G': case 't': return take_word_option(o, c, arg);
+	case 'a': case 'K': case 'G': case 'L': case 'E': case 't':
+		return take_word_option(o, c, arg);
 	case 'h': usage(stdout); return TL_EXIT_PASS;
 	default: usage(stderr); return TL_EXIT_USAGE;
 	}
@@ -340,6 +366,13 @@ static void finish_options(struct opts *o)
 			    o->ktap.buf ? o->ktap.buf : "");
 	if (o->fail_fast)
 		append_word(&o->append, " ", "tunlab.failfast=1");
+	/* SELinux is built into the lab kernel but started only by lsm= */
+	if (o->selinux && !o->lsm)
+		o->lsm = "capability,tunguard,selinux";
+	if (o->lsm)
+		sbuf_printf(&o->append, "%slsm=%s", o->append.len ? " " : "", o->lsm);
+	if (o->selinux)
+		sbuf_printf(&o->append, "%stunlab.selinux=%s", o->append.len ? " " : "", o->selinux);
 	o->lab.cmdline_extra = o->append.buf;
 }
 
