@@ -18,6 +18,14 @@ include kernel/kernel.mk
 include kernel/selftests.mk
 include guest-image/image.mk
 
+# LSM=selinux: the suite with SELinux started beside tunguard and the lab's
+# policy enforcing (README, "SELinux beside tunguard"); nothing: as always
+LSM ?=
+ifneq ($(filter-out selinux,$(LSM)),)
+$(error LSM=$(LSM): expected selinux, or nothing for the default lane)
+endif
+override LAB_ARGS += $(if $(LSM),--selinux enforcing)
+
 # --- prerequisites ----------------------------------------------------------
 # jq and xmllint let the tests check report.json and junit.xml; secilc
 # compiles the SELinux policy (guest-image/selinux/); Bochs (with its

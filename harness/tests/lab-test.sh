@@ -14,7 +14,8 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
 [ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
-tests+=(selinux_stacks_with_tunguard)
+tests+=(selinux_suite_passes_tunguard_first selinux_suite_passes_selinux_first
+	selinux_deny_scenarios_fail_when_permissive unknown_selinux_context_is_a_setup_error)
 command -v slurmctld >/dev/null && tests+=(shards_under_slurm_merge_into_the_unsharded_report)
 passed=0 failed=0 n=0
 
@@ -171,15 +172,62 @@ two_l1s_share_the_plan() {
 		{ echo "    # the two L1s' results do not add up to the plan in $r"; return 1; }
 }
 
-selinux_stacks_with_tunguard() {
-	# SELinux (no policy loaded) and tunguard both active, both keeping TUN
-	# state in the shared blob; tgcheck and the TUN paths still pass. The
-	# same kernel as every other test: SELinux is built in, started by lsm=
-	run 0 --append lsm=capability,tunguard,selinux --ktap tgcheck host-scenarios/tunguard/persist.scn \
-		host-scenarios/persist host-scenarios/multiqueue || return 1
-	jq -e '(.run.lsm | test("tunguard")) and (.run.lsm | test("selinux"))' \
-		"$results/latest/report.json" >/dev/null ||
+only_other_order_skipped() { # only_other_order_skipped RUN_DIR OTHER_ORDER MIN_PASSED
+	# every scenario passed but those that need the other lsm= order, and
+	# SELinux really ran: AVC records were checked
+	jq -e --arg o "lsm $2:" --argjson min "$3" \
+		'all(.scenarios[]; .result == "pass" or (.result == "skip" and (.reason | startswith($o))))
+		 and ([.scenarios[] | select(.result == "pass")] | length) >= $min
+		 and ([.scenarios[].steps[]?.decisions[]? | select(startswith("avc: "))] | length) > 0' \
+		"$1/report.json" >/dev/null ||
+		{ jq -r '.scenarios[] | select(.result != "pass") | "    # \(.result): \(.file):\(.line) \(.reason)"' \
+			"$1/report.json"; return 1; }
+}
+
+selinux_suite_passes_tunguard_first() {
+	# SELinux with the lab's policy, stacked after tunguard (the order
+	# --selinux picks): tgcheck and the TUN scenarios still pass beside
+	# it, and so does every SELinux scenario written for this order
+	run 0 --selinux enforcing --ktap tgcheck host-scenarios/tunguard/persist.scn \
+		host-scenarios/persist host-scenarios/multiqueue host-scenarios/selinux || return 1
+	jq -e '.run.lsm == "capability,tunguard,selinux"' "$results/latest/report.json" >/dev/null ||
 		{ echo "    # lsm is $(jq -r .run.lsm "$results/latest/report.json")"; return 1; }
+	only_other_order_skipped "$results/latest" selinux,tunguard 25
+}
+
+selinux_suite_passes_selinux_first() {
+	run 0 --lsm capability,selinux,tunguard --selinux enforcing --no-ktap host-scenarios/selinux ||
+		return 1
+	only_other_order_skipped "$results/latest" tunguard,selinux 18
+}
+
+selinux_deny_scenarios_fail_when_permissive() {
+	# the suite's strength: with SELinux permissive, nothing it expects
+	# SELinux to refuse may still pass, in either order
+	local order n
+	for order in capability,tunguard,selinux capability,selinux,tunguard; do
+		run 1 --lsm "$order" --selinux permissive --no-ktap --tag selinux-deny host-scenarios ||
+			return 1
+		n=$(jq '[.scenarios[] | select(.result == "fail")] | length' "$results/latest/report.json")
+		[ "$n" -ge 12 ] && jq -e 'all(.scenarios[]; .result == "fail" or
+				(.result == "skip" and (.reason | startswith("lsm "))))' \
+			"$results/latest/report.json" >/dev/null ||
+			{ jq -r '.scenarios[] | select(.result != "fail") | "    # still \(.result) with \(.reason): \(.file):\(.line) \(.title)"' \
+				"$results/latest/report.json"; return 1; }
+	done
+}
+
+unknown_selinux_context_is_a_setup_error() {
+	mkdir -p "$results/ctx"
+	printf 'scenario a context the policy lacks
+as 1000 ctx=tunlab_nosuch_t create tap x0 => EPERM
+' \
+		> "$results/ctx/unknown.scn"
+	run 3 --selinux enforcing --no-ktap "$results/ctx" &&
+		jq -e '.scenarios[0].result == "error" and
+			(.scenarios[0].steps[0].message | test("context system_u:system_r:tunlab_nosuch_t is not defined by L1.s SELinux policy"))' \
+			"$results/latest/report.json" >/dev/null ||
+		{ jq -r '.scenarios[0] | "    # \(.result): \(.steps[0].message)"' "$results/latest/report.json"; return 1; }
 }
 
 # a report with what differs between two runs of the same plan taken out:
