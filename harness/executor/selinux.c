@@ -47,7 +47,7 @@ void se_state_load(struct se_state *se, unsigned int have)
 {
 	memset(se, 0, sizeof(*se));
 	se->audit.fd = -1;
-	se->force_mode = kernel_cmdline_value("tunlab.selinux");
+	se->lane_mode = kernel_cmdline_value("tunlab.selinux");
 	se->lsm = read_file("/sys/kernel/security/lsm", NULL);
 	se->boot_enforce = enforce_get();
 	if (!(have & SCN_REQ_SELINUX))
@@ -59,23 +59,24 @@ void se_state_load(struct se_state *se, unsigned int have)
 void se_state_free(struct se_state *se)
 {
 	audit_close(&se->audit);
-	free(se->force_mode);
+	free(se->lane_mode);
 	free(se->lsm);
 }
 
 enum tl_result se_missing(const struct se_state *se, unsigned int missing, struct sbuf *why)
 {
-	if (!(missing & SCN_REQ_SELINUX) || !se->force_mode)
+	if (!(missing & SCN_REQ_SELINUX) || !se->lane_mode)
 		return TL_SKIP;
 	sbuf_printf(why, ", though tunlab.selinux=%s asked for it (no policy loaded: see the L1 console)",
-		    se->force_mode);
+		    se->lane_mode);
 	return TL_ERROR;
 }
 
 enum tl_result se_scenario_begin(const struct se_state *se, const struct scenario *sc,
 				 unsigned int have, bool *changed, struct sbuf *why)
 {
-	const char *mode = se->force_mode ? se->force_mode : sc->selinux_mode;
+	bool forced = se->lane_mode && !strcmp(se->lane_mode, "permissive");
+	const char *mode = forced ? se->lane_mode : sc->selinux_mode;
 
 	if (sc->lsm_order && !lsm_order_holds(sc->lsm_order, se->lsm ? se->lsm : "")) {
 		sbuf_printf(why, "lsm %s: this L1's modules are in another order (%.*s)",

@@ -17,7 +17,10 @@ struct se_state {
 	struct audit_stream audit;
 	char audit_error[256];	/* why there is no stream, or "" */
 	int boot_enforce;	/* 1 enforcing, 0 permissive, -1 no SELinux */
-	char *force_mode;	/* tunlab.selinux=: every scenario runs in it */
+	/* tunlab.selinux=: the lane asked for SELinux, in this mode; with
+	 * permissive (the self-test) every scenario runs permissive, while
+	 * under enforcing a scenario may still ask for permissive */
+	char *lane_mode;
 	char *lsm;		/* the active modules, /sys/kernel/security/lsm */
 };
 
