@@ -136,6 +136,14 @@ int vm_create(struct vm *vm, bool irqchip)
 	vm->fd = ioctl(vm->kvm, KVM_CREATE_VM, 0);
 	if (vm->fd < 0)
 		return vm_fail(vm, "ioctl(KVM_CREATE_VM)");
+	/*
+	 * VMX without unrestricted guest runs real mode as vm86, which needs
+	 * a TSS in guest physical memory that KVM keeps for itself; without
+	 * one it warns and uses address 0, the guest's own IVT. SVM and
+	 * unrestricted guest ignore the call.
+	 */
+	if (ioctl(vm->fd, KVM_SET_TSS_ADDR, VM_TSS_ADDR))
+		return vm_fail(vm, "ioctl(KVM_SET_TSS_ADDR, %#x)", VM_TSS_ADDR);
 
 	vm->mem = mmap(NULL, VM_MEM_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

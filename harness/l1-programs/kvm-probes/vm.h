@@ -23,6 +23,8 @@
 #define VM_CODE		0x10000
 #define VM_STACK_TOP	0x30000
 #define VM_MBOX		0x40000		/* host <-> guest parameters */
+/* KVM's vm86 TSS (three pages) where QEMU puts it, outside guest memory */
+#define VM_TSS_ADDR	0xfffbd000
 
 #define VM_SEL_CODE64	0x08
 #define VM_SEL_DATA	0x10
