@@ -2,12 +2,29 @@
 /*
  * realmode probe: a guest that starts in real mode, enters protected mode,
  * loads a 4 GiB data segment, goes back to real mode and uses the cached
- * limit there ("unreal" or big real mode) to read and write above 1 MiB.
+ * limit there ("unreal" or big real mode) to read and write above 1 MiB,
+ * then runs a loop and a POPCNT on memory above 1 MiB in big real mode.
  *
- * On SVM, and on VMX with kvm_intel.unrestricted_guest=Y, the CPU runs real
- * mode natively inside the guest; VMX without unrestricted guest makes KVM
- * emulate it instruction by instruction. The probe tells which happened from
- * KVM's insn_emulation statistic across a 20000-iteration real-mode loop.
+ * What KVM does with it depends on the vendor and on kvm_intel's settings:
+ *
+ * - SVM, and VMX with unrestricted_guest=Y: the CPU runs real mode, the
+ *   mode switches and big real mode inside the guest; KVM emulates next to
+ *   nothing.
+ * - VMX with unrestricted_guest=N: real mode whose segments look like real
+ *   mode (base = selector * 16, 64 KiB limits) runs natively in virtual-8086
+ *   mode. Big real mode cannot: vm86 segments have 64 KiB limits. With
+ *   emulate_invalid_guest_state=Y (the default) KVM's instruction emulator
+ *   runs every instruction while FS keeps its 4 GiB limit; with =N KVM
+ *   squeezes the segments into vm86 shape and each access beyond 64 KiB
+ *   faults (#GP) and is emulated on its own.
+ *   Either way an instruction the emulator lacks (POPCNT) cannot run in big
+ *   real mode: KVM stops with KVM_EXIT_INTERNAL_ERROR, suberror
+ *   KVM_INTERNAL_ERROR_EMULATION and the instruction's bytes, as
+ *   Documentation/virt/kvm/api.rst describes, where the CPU would run it.
+ *
+ * The probe checks the guest-visible results, which must not depend on the
+ * setting, and KVM's insn_emulation statistic per phase of the guest, which
+ * must.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,15 +42,16 @@
 #define RM_PM_VALUE	0xc0ffee11
 #define RM_UNREAL_ADDR	0x300000	/* written in real mode, above 1 MiB */
 #define RM_UNREAL_VALUE	0x5ea1b0de
-#define RM_LOOPS	20000
+#define RM_LOOPS	20000		/* plain real mode: 2 instructions each */
+#define RM_BIG_LOOPS	1000		/* big real mode: 2 instructions, 1 access */
 #define RM_FAULT	0xee		/* reported by the #UD/#SS/#GP handler */
-/* insn_emulation below this over RM_LOOPS loop iterations: ran natively */
-#define RM_NATIVE_MAX	1000
+/* fewer emulated instructions than this over a loop phase: it ran natively */
+#define RM_NATIVE_MAX	(RM_BIG_LOOPS / 4)
 
 #define RM_STR(x) #x
 #define RM_XSTR(x) RM_STR(x)
 
-extern const uint8_t rm_guest[], rm_guest_end[];
+extern const uint8_t rm_guest[], rm_popcnt[], rm_guest_end[];
 
 /*
  * Every result goes out as one byte to RM_PORT, with DX holding the port
@@ -129,6 +147,17 @@ __asm__(
 	"	out %al, %dx\n"
 	"	inc %edi\n"
 	"	loop 4b\n"
+	"	mov $" RM_XSTR(RM_UNREAL_ADDR) ", %edi\n"
+	"	xor %eax, %eax\n"
+	"	mov $" RM_XSTR(RM_BIG_LOOPS) ", %cx\n"
+	"5:	addl %fs:(%edi), %eax\n"
+	"	loop 5b\n"
+	"	out %al, %dx\n"
+	"	mov %ah, %al\n"
+	"	out %al, %dx\n"
+	"rm_popcnt:\n"
+	"	popcnt %fs:(%edi), %eax\n"
+	"	out %al, %dx\n"
 	"	hlt\n"
 	"rm_int30:\n"
 	"	mov $0x49, %al\n"
@@ -151,22 +180,65 @@ __asm__(
 	".code64\n"
 	".popsection\n");
 
+/* How KVM runs this guest, from the vendor and kvm_intel's parameters. */
+enum rm_mode {
+	RM_UNKNOWN,	/* neither vmx nor svm: nothing to expect */
+	RM_NATIVE,	/* svm, or vmx with unrestricted_guest=Y */
+	RM_EMULATED,	/* vmx, unrestricted_guest=N, emulate_invalid_guest_state=Y */
+	RM_VM86,	/* vmx, unrestricted_guest=N, emulate_invalid_guest_state=N */
+};
+
+/* Phases of the guest whose statistics are checked, by their last report. */
+enum rm_phase {
+	RM_PHASE_REAL,		/* real mode up to the 20000-iteration loop */
+	RM_PHASE_BIG_LOOP,	/* the loop over fs:[0x300000] in big real mode */
+	RM_PHASE_NONE,
+};
+
+#define RM_BIG_SUM	((uint32_t)RM_UNREAL_VALUE * RM_BIG_LOOPS)
+
 /* The report bytes, in order, and what each group shows. */
 static const struct rm_step {
 	unsigned int n;
 	uint8_t bytes[4];
+	enum rm_phase ends;	/* the phase this step's last byte ends */
+	bool native_only;	/* only where the CPU runs big real mode itself */
 	const char *what;
 } rm_steps[] = {
-	{ 1, { 0x00 }, "16-bit code runs with CR0.PE=0" },
-	{ 1, { 0xa5 }, "real-mode segments: 2000:0000 and 1fff:0010 are one byte" },
-	{ 1, { 0x49 }, "INT 30h goes through the real-mode IVT and IRET returns" },
-	{ 2, { 0x60, 0xea }, "a 20000-iteration LOOP adds up to 0xea60" },
-	{ 1, { 0x01 }, "protected mode entered through a far jump (CR0.PE=1)" },
-	{ 1, { 0xc0 }, "a flat 4 GiB segment writes and reads 0x200000" },
-	{ 1, { 0x00 }, "back in real mode through a 16-bit segment (CR0.PE=0)" },
-	{ 4, { 0x11, 0xee, 0xff, 0xc0 }, "unreal mode: fs:[0x200000] reads what protected mode wrote" },
-	{ 4, { 0xde, 0xb0, 0xa1, 0x5e }, "unreal mode: fs:[0x300000] reads back its own write" },
+	{ 1, { 0x00 }, RM_PHASE_NONE, false, "16-bit code runs with CR0.PE=0" },
+	{ 1, { 0xa5 }, RM_PHASE_NONE, false,
+	  "real-mode segments: 2000:0000 and 1fff:0010 are one byte" },
+	{ 1, { 0x49 }, RM_PHASE_NONE, false,
+	  "INT 30h goes through the real-mode IVT and IRET returns" },
+	{ 2, { 0x60, 0xea }, RM_PHASE_REAL, false, "a 20000-iteration LOOP adds up to 0xea60" },
+	{ 1, { 0x01 }, RM_PHASE_NONE, false,
+	  "protected mode entered through a far jump (CR0.PE=1)" },
+	{ 1, { 0xc0 }, RM_PHASE_NONE, false, "a flat 4 GiB segment writes and reads 0x200000" },
+	{ 1, { 0x00 }, RM_PHASE_NONE, false,
+	  "back in real mode through a 16-bit segment (CR0.PE=0)" },
+	{ 4, { 0x11, 0xee, 0xff, 0xc0 }, RM_PHASE_NONE, false,
+	  "unreal mode: fs:[0x200000] reads what protected mode wrote" },
+	{ 4, { 0xde, 0xb0, 0xa1, 0x5e }, RM_PHASE_NONE, false,
+	  "unreal mode: fs:[0x300000] reads back its own write" },
+	{ 2, { (uint8_t)RM_BIG_SUM, (uint8_t)(RM_BIG_SUM >> 8) }, RM_PHASE_BIG_LOOP, false,
+	  "unreal mode: 1000 additions of fs:[0x300000] add up" },
+	{ 1, { (uint8_t)__builtin_popcount(RM_UNREAL_VALUE) }, RM_PHASE_NONE, true,
+	  "unreal mode: POPCNT of fs:[0x300000] counts its bits" },
 };
+
+/* The statistics read at each report, to tell the phases apart. */
+struct rm_stats {
+	long long emulated;	/* insn_emulation */
+	long long failed;	/* insn_emulation_fail */
+	long long exits;
+};
+
+static void rm_stats_read(struct vm *vm, struct rm_stats *s)
+{
+	s->emulated = vm_debugfs_stat(vm, "insn_emulation");
+	s->failed = vm_debugfs_stat(vm, "insn_emulation_fail");
+	s->exits = vm_debugfs_stat(vm, "exits");
+}
 
 /* "vmx", "svm" or NULL, from the flags of /proc/cpuinfo. */
 static const char *rm_vendor(void)
@@ -191,17 +263,44 @@ static const char *rm_vendor(void)
 	return vendor;
 }
 
-/* kvm_intel.unrestricted_guest as 'Y'/'N', or 0 where the parameter is absent. */
-static char rm_unrestricted_guest(void)
+/* A boolean kvm_intel parameter as 'Y'/'N', or 0 where it is absent. */
+static char rm_kvm_intel_param(const char *name)
 {
-	FILE *f = fopen("/sys/module/kvm_intel/parameters/unrestricted_guest", "re");
+	char path[128];
+	FILE *f;
 	int c;
 
+	snprintf(path, sizeof(path), "/sys/module/kvm_intel/parameters/%s", name);
+	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	c = fgetc(f);
 	fclose(f);
 	return c == EOF ? 0 : (char)c;
+}
+
+static enum rm_mode rm_mode_of(const char *vendor, char ug, char eigs)
+{
+	if (!vendor)
+		return RM_UNKNOWN;
+	if (!strcmp(vendor, "svm") || ug == 'Y')
+		return RM_NATIVE;
+	return eigs == 'N' ? RM_VM86 : RM_EMULATED;
+}
+
+static const char *rm_mode_str(enum rm_mode m)
+{
+	switch (m) {
+	case RM_NATIVE:
+		return "the CPU runs real and big real mode";
+	case RM_EMULATED:
+		return "vm86 for real mode, KVM's emulator for big real mode";
+	case RM_VM86:
+		return "vm86 for both, each access beyond 64 KiB emulated";
+	case RM_UNKNOWN:
+		break;
+	}
+	return "unknown";
 }
 
 static void rm_hex(char *s, size_t len, const uint8_t *b, unsigned int n)
@@ -213,8 +312,12 @@ static void rm_hex(char *s, size_t len, const uint8_t *b, unsigned int n)
 		at += snprintf(s + at, len - at, "%s%02x", i ? " " : "", b[i]);
 }
 
-/* Compare the report stream with rm_steps byte by byte. */
-static void rm_check_reports(struct ktest *t, const uint8_t *seen, unsigned int n_seen)
+/*
+ * Compare the report stream with rm_steps byte by byte. Where big real mode
+ * is not native the stream must end before the native-only steps.
+ */
+static void rm_check_reports(struct ktest *t, enum rm_mode mode, const uint8_t *seen,
+			     unsigned int n_seen)
 {
 	unsigned int at = 0;
 
@@ -224,17 +327,19 @@ static void rm_check_reports(struct ktest *t, const uint8_t *seen, unsigned int 
 		bool ok = have >= s->n && !memcmp(seen + at, s->bytes, s->n);
 		char want[16], got[16];
 
+		if (s->native_only && mode != RM_NATIVE)
+			break;
 		if (!ktest_check(t, ok, "%s", s->what)) {
 			rm_hex(want, sizeof(want), s->bytes, s->n);
 			rm_hex(got, sizeof(got), seen + at, have < s->n ? have : s->n);
 			ktest_diag(t, "expected bytes %u..%u = %s, seen %s", at, at + s->n - 1, want,
-				  have ? got : "nothing");
+				   have ? got : "nothing");
 		}
 		at += s->n;
 	}
 	if (!ktest_check(t, n_seen == at, "no report bytes beyond the %u expected", at))
 		ktest_diag(t, "seen %u bytes%s", n_seen,
-			  memchr(seen, RM_FAULT, n_seen) ? ", one of them the fault marker 0xee" : "");
+			   memchr(seen, RM_FAULT, n_seen) ? ", one of them the fault marker 0xee" : "");
 }
 
 static void rm_check_memory(struct ktest *t, struct vm *vm, uint64_t gpa, uint32_t want,
@@ -252,43 +357,115 @@ static void rm_check_memory(struct ktest *t, struct vm *vm, uint64_t gpa, uint32
 	}
 }
 
-/*
- * How real mode ran, judged from insn_emulation across the whole guest run:
- * the LOOP alone is 2 * RM_LOOPS instructions if KVM has to emulate them.
- */
-static void rm_check_emulation(struct ktest *t, const char *vendor, char ug,
-			       long long emulated, long long exits)
+/* The report count at which @phase ends, from rm_steps. */
+static unsigned int rm_phase_end(enum rm_phase phase)
 {
-	bool svm = vendor && !strcmp(vendor, "svm");
-	bool want_native = svm || ug == 'Y';
+	unsigned int at = 0;
 
-	ktest_diag(t, "KVM stats over the run: insn_emulation +%lld, exits +%lld", emulated,
-		  exits);
-	if (emulated < 0) {
+	for (size_t i = 0; i < ARRAY_SIZE(rm_steps); i++) {
+		at += rm_steps[i].n;
+		if (rm_steps[i].ends == phase)
+			return at;
+	}
+	abort();
+}
+
+/* insn_emulation over the big real mode loop, per mode: [min, max) */
+static const struct {
+	long long min, max;
+	const char *what;
+} rm_big_loop[] = {
+	[RM_NATIVE] = { 0, RM_NATIVE_MAX, "ran natively" },
+	[RM_EMULATED] = { 2 * RM_BIG_LOOPS, 1000 * RM_BIG_LOOPS, "every instruction emulated" },
+	[RM_VM86] = { RM_BIG_LOOPS, 2 * RM_BIG_LOOPS,
+		      "each access beyond the vm86 limit emulated, the rest native" },
+};
+
+/*
+ * How each phase ran, from insn_emulation: plain real mode (2 * RM_LOOPS
+ * instructions in the loop) must never be emulated, vm86 runs it; the big
+ * real mode loop (2 * RM_BIG_LOOPS instructions, RM_BIG_LOOPS accesses
+ * above 1 MiB) is native, wholly emulated, or emulated access by access.
+ */
+static void rm_check_emulation(struct ktest *t, enum rm_mode mode, const struct rm_stats *at,
+			       unsigned int n_seen)
+{
+	unsigned int real_end = rm_phase_end(RM_PHASE_REAL);
+	unsigned int big_end = rm_phase_end(RM_PHASE_BIG_LOOP);
+	long long real, big;
+
+	if (at[0].emulated < 0) {
 		ktest_skip(t, "debugfs kvm/<pid>-<fd>/insn_emulation not readable",
-			  "real mode ran %s", want_native ? "natively" : "through emulation");
+			   "insn_emulation per phase: %s", rm_mode_str(mode));
 		return;
 	}
-	if (!vendor) {
+	if (mode == RM_UNKNOWN) {
 		ktest_skip(t, "neither vmx nor svm in /proc/cpuinfo flags",
-			  "real mode ran natively or through emulation");
+			   "insn_emulation per phase");
 		return;
 	}
-	if (want_native) {
-		if (!ktest_check(t, emulated < RM_NATIVE_MAX,
-				"real mode ran natively in the guest (%s)",
-				svm ? "svm" : "vmx, unrestricted_guest=Y"))
-			ktest_diag(t, "expected fewer than %d emulated instructions, seen %lld",
-				  RM_NATIVE_MAX, emulated);
-		ktest_skip(t, svm ? "VMX: this CPU is svm, kvm_intel has no hardware support" :
-			  "VMX: kvm_intel.unrestricted_guest=Y here",
-			  "unrestricted_guest=0: KVM emulates real and big real mode");
+	if (n_seen < big_end) {
+		ktest_check(t, false, "insn_emulation per phase: the guest reached the phases");
 		return;
 	}
-	if (!ktest_check(t, emulated >= 2 * RM_LOOPS,
-			"real mode was emulated by KVM (vmx, unrestricted_guest=%c)", ug ? ug : '?'))
-		ktest_diag(t, "expected at least %d emulated instructions, seen %lld",
-			  2 * RM_LOOPS, emulated);
+	real = at[real_end].emulated - at[0].emulated;
+	/* from the last unreal read-back to the loop's first report byte */
+	big = at[big_end - 1].emulated - at[big_end - 2].emulated;
+	ktest_diag(t, "insn_emulation: real-mode phase +%lld, big real mode loop +%lld", real, big);
+
+	if (!ktest_check(t, real < RM_NATIVE_MAX, "plain real mode ran without emulation (%s)",
+			 mode == RM_NATIVE ? "native" : "vm86"))
+		ktest_diag(t, "expected fewer than %d emulated instructions over %d loop "
+			   "iterations, seen %lld", RM_NATIVE_MAX, RM_LOOPS, real);
+
+	if (!ktest_check(t, big >= rm_big_loop[mode].min && big < rm_big_loop[mode].max,
+			 "big real mode loop: %s", rm_big_loop[mode].what))
+		ktest_diag(t, "expected %lld to %lld emulated instructions over %d iterations, "
+			   "seen %lld", rm_big_loop[mode].min, rm_big_loop[mode].max - 1,
+			   RM_BIG_LOOPS, big);
+}
+
+/*
+ * The end of the run: HLT where big real mode is native; elsewhere KVM's
+ * documented emulation failure on POPCNT, with its bytes and its counter.
+ */
+static void rm_check_end(struct ktest *t, struct vm *vm, enum rm_mode mode, bool halted,
+			 long long failed)
+{
+	struct kvm_run *run = vm->run;
+	size_t at = rm_popcnt - rm_guest;
+	bool bytes_ok;
+
+	if (mode == RM_NATIVE || mode == RM_UNKNOWN) {
+		ktest_check(t, halted, "the guest ends with HLT (KVM_EXIT_HLT)");
+		return;
+	}
+	if (!ktest_check(t, !halted && run->exit_reason == KVM_EXIT_INTERNAL_ERROR &&
+			 run->emulation_failure.suberror == KVM_INTERNAL_ERROR_EMULATION,
+			 "POPCNT in big real mode: KVM_EXIT_INTERNAL_ERROR, "
+			 "KVM_INTERNAL_ERROR_EMULATION")) {
+		ktest_diag(t, "the run ended with %s", halted ? "KVM_EXIT_HLT" : vm_exit_str(vm));
+		return;
+	}
+	bytes_ok = (run->emulation_failure.flags &
+		    KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES) &&
+		   run->emulation_failure.insn_size > 0 &&
+		   run->emulation_failure.insn_size <= sizeof(run->emulation_failure.insn_bytes) &&
+		   run->emulation_failure.insn_size <= (size_t)(rm_guest_end - rm_popcnt) &&
+		   !memcmp(run->emulation_failure.insn_bytes, rm_guest + at,
+			   run->emulation_failure.insn_size);
+	if (!ktest_check(t, bytes_ok, "the failure reports the POPCNT's bytes")) {
+		char want[48], got[48];
+
+		rm_hex(want, sizeof(want), rm_popcnt, 8);
+		rm_hex(got, sizeof(got), run->emulation_failure.insn_bytes,
+		       run->emulation_failure.insn_size < 8 ? run->emulation_failure.insn_size : 8);
+		ktest_diag(t, "flags %#llx, %u bytes: %s; the guest's: %s",
+			   (unsigned long long)run->emulation_failure.flags,
+			   run->emulation_failure.insn_size, got, want);
+	}
+	if (!ktest_check(t, failed == 1, "insn_emulation_fail counted it once"))
+		ktest_diag(t, "insn_emulation_fail +%lld", failed);
 }
 
 static int rm_enter_real_mode(struct vm *vm, bool wrong)
@@ -315,8 +492,10 @@ static int rm_enter_real_mode(struct vm *vm, bool wrong)
 void probe_realmode(struct ktest *t, const struct probe_opts *o)
 {
 	const char *vendor = rm_vendor();
-	char ug = rm_unrestricted_guest();
-	long long emul0, exits0, emul1 = -1, exits1 = -1;
+	char ug = rm_kvm_intel_param("unrestricted_guest");
+	char eigs = rm_kvm_intel_param("emulate_invalid_guest_state");
+	enum rm_mode mode = rm_mode_of(vendor, ug, eigs);
+	struct rm_stats at[64 + 1], end;
 	struct kvm_sregs sregs;
 	uint8_t seen[64];
 	unsigned int n_seen = 0;
@@ -324,9 +503,11 @@ void probe_realmode(struct ktest *t, const struct probe_opts *o)
 	struct vm vm;
 	bool halted = false;
 
-	ktest_diag(t, "vendor: %s; kvm_intel.unrestricted_guest: %s%s", vendor ? vendor : "none",
-		  ug == 'Y' ? "Y" : ug == 'N' ? "N" : "absent",
-		  ug && vendor && !strcmp(vendor, "svm") ? " (kvm_intel unused: vendor is svm)" : "");
+	ktest_diag(t, "vendor: %s; kvm_intel.unrestricted_guest: %s, "
+		   "emulate_invalid_guest_state: %s%s", vendor ? vendor : "none",
+		   ug ? (char[]){ ug, 0 } : "absent", eigs ? (char[]){ eigs, 0 } : "absent",
+		   ug && vendor && !strcmp(vendor, "svm") ? " (kvm_intel unused: vendor is svm)" : "");
+	ktest_diag(t, "expected: %s", rm_mode_str(mode));
 	if (vm_create(&vm, false)) {
 		ktest_broken(t, "%s", vm.err);
 		goto out;
@@ -336,14 +517,13 @@ void probe_realmode(struct ktest *t, const struct probe_opts *o)
 		ktest_broken(t, "setting the real-mode start state: %s", strerror(errno));
 		goto out;
 	}
-	emul0 = vm_debugfs_stat(&vm, "insn_emulation");
-	exits0 = vm_debugfs_stat(&vm, "exits");
+	rm_stats_read(&vm, &at[0]);
 	while (n_seen < sizeof(seen)) {
 		enum vm_run_result r = vm_run(&vm, VM_WAIT_MS);
 
 		if (r != VM_RUN_EXIT) {
 			ktest_diag(t, "guest stopped early: %s",
-				  r == VM_RUN_TIMEOUT ? "timed out" : vm.err);
+				   r == VM_RUN_TIMEOUT ? "timed out" : vm.err);
 			break;
 		}
 		if (vm.run->exit_reason == KVM_EXIT_HLT) {
@@ -351,36 +531,38 @@ void probe_realmode(struct ktest *t, const struct probe_opts *o)
 			break;
 		}
 		if (!vm_exit_is_out(&vm, RM_PORT, &byte, NULL)) {
-			ktest_diag(t, "unexpected exit: %s", vm_exit_str(&vm));
+			if (vm.run->exit_reason != KVM_EXIT_INTERNAL_ERROR || mode == RM_NATIVE)
+				ktest_diag(t, "unexpected exit: %s", vm_exit_str(&vm));
 			break;
 		}
 		seen[n_seen++] = (uint8_t)byte;
+		rm_stats_read(&vm, &at[n_seen]);
 	}
-	if (emul0 >= 0 && exits0 >= 0) {
-		emul1 = vm_debugfs_stat(&vm, "insn_emulation") - emul0;
-		exits1 = vm_debugfs_stat(&vm, "exits") - exits0;
-	}
+	rm_stats_read(&vm, &end);
+	ktest_diag(t, "KVM stats over the run: insn_emulation +%lld, insn_emulation_fail +%lld, "
+		   "exits +%lld", end.emulated - at[0].emulated, end.failed - at[0].failed,
+		   end.exits - at[0].exits);
 
-	rm_check_reports(t, seen, n_seen);
-	ktest_check(t, halted, "the guest ends with HLT (KVM_EXIT_HLT)");
+	rm_check_reports(t, mode, seen, n_seen);
+	rm_check_end(t, &vm, mode, halted, end.failed - at[0].failed);
 	if (ioctl(vm.vcpu, KVM_GET_SREGS, &sregs)) {
 		ktest_broken(t, "ioctl(KVM_GET_SREGS): %s", strerror(errno));
 		goto out;
 	}
 	if (!ktest_check(t, !(sregs.cr0 & 1) && sregs.cs.selector == RM_LOAD >> 4 &&
-			sregs.cs.base == RM_LOAD,
-			"KVM_GET_SREGS: the vCPU is in real mode at CS=%#x", RM_LOAD >> 4))
+			 sregs.cs.base == RM_LOAD,
+			 "KVM_GET_SREGS: the vCPU is in real mode at CS=%#x", RM_LOAD >> 4))
 		ktest_diag(t, "seen CR0 %#llx, CS %#x base %#llx", (unsigned long long)sregs.cr0,
-			  sregs.cs.selector, (unsigned long long)sregs.cs.base);
+			   sregs.cs.selector, (unsigned long long)sregs.cs.base);
 	if (!ktest_check(t, sregs.fs.selector == 0 && sregs.fs.limit == 0xffffffff,
-			"KVM_GET_SREGS: FS=0 kept its 4 GiB limit in real mode"))
+			 "KVM_GET_SREGS: FS=0 kept its 4 GiB limit in real mode"))
 		ktest_diag(t, "expected FS selector 0 limit 0xffffffff, seen %#x limit %#x",
-			  sregs.fs.selector, sregs.fs.limit);
+			   sregs.fs.selector, sregs.fs.limit);
 	rm_check_memory(t, &vm, RM_PM_ADDR, RM_PM_VALUE,
 			"guest memory at 0x200000 holds the protected-mode write");
 	rm_check_memory(t, &vm, RM_UNREAL_ADDR, RM_UNREAL_VALUE,
 			"guest memory at 0x300000 holds the unreal-mode write");
-	rm_check_emulation(t, vendor, ug, emul1, exits1);
+	rm_check_emulation(t, mode, at, n_seen);
 out:
 	vm_destroy(&vm);
 }
