@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "proto.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -73,4 +74,34 @@ int proto_split(char *line, char **fields, int max)
 	for (int i = 0; i < n; i++)
 		unescape(fields[i]);
 	return n;
+}
+
+bool proto_ktap_selects(const char *spec, const char *name, char **args, int max, int *nargs)
+{
+	size_t nl = strlen(name);
+	const char *s = spec;
+
+	*nargs = 0;
+	if (!spec)
+		return true;
+	while (*s) {
+		size_t len = strcspn(s, ";");
+
+		if (!strncmp(s, name, nl) && (len == nl || s[nl] == ':')) {
+			const char *a = s + nl;
+
+			while (a < s + len && *nargs < max) {
+				size_t al;
+
+				a++;
+				al = strcspn(a, ",;");
+				if (al)
+					args[(*nargs)++] = xstrndup(a, al);
+				a += al;
+			}
+			return true;
+		}
+		s += len + (s[len] == ';');
+	}
+	return false;
 }

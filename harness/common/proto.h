@@ -18,6 +18,7 @@
 #ifndef TUNLAB_PROTO_H
 #define TUNLAB_PROTO_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define PROTO_VERSION "1"
@@ -31,5 +32,13 @@ int proto_emit(FILE *out, const char *type, int nfields, ...);
  * unescaping each. Returns the number of fields.
  */
 int proto_split(char *line, char **fields, int max);
+
+/*
+ * The KTAP programs L1 runs are the runner's tunlab.ktap= spec on L1's
+ * kernel command line: NAME[:ARG,ARG...][;NAME...]. Whether @spec (NULL:
+ * every program) selects @name, with up to @max of its arguments put in
+ * @args (the caller frees them) and counted in @nargs.
+ */
+bool proto_ktap_selects(const char *spec, const char *name, char **args, int max, int *nargs);
 
 #endif

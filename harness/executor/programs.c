@@ -17,38 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The words of tunlab.ktap=NAME[:ARG,ARG...][;NAME...] for @name. */
-static bool ktap_selected(const char *spec, const char *name, char **args, int max,
-			  int *nargs)
-{
-	size_t nl = strlen(name);
-	const char *s = spec;
-
-	*nargs = 0;
-	if (!spec)
-		return true;
-	while (*s) {
-		size_t len = strcspn(s, ";");
-
-		if (!strncmp(s, name, nl) && (len == nl || s[nl] == ':')) {
-			const char *a = s + nl;
-
-			while (a < s + len && *nargs < max) {
-				size_t al;
-
-				a++;
-				al = strcspn(a, ",;");
-				if (al)
-					args[(*nargs)++] = xstrndup(a, al);
-				a += al;
-			}
-			return true;
-		}
-		s += len + (s[len] == ';');
-	}
-	return false;
-}
-
 static void emit_suite_end(struct exec_ctx *x, const char *name, int status, double ms)
 {
 	char st[16], t[32];
@@ -168,7 +136,7 @@ static void run_ktap_programs(struct exec_ctx *x)
 		char *args[16];
 		int nargs;
 
-		if (ktap_selected(spec, names[i], args, 16, &nargs))
+		if (proto_ktap_selects(spec, names[i], args, 16, &nargs))
 			run_ktap_program(x, names[i], args, nargs);
 		for (int k = 0; k < nargs; k++)
 			free(args[k]);
