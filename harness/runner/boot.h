@@ -33,6 +33,7 @@ struct boot {
 	const struct lab_opts *o;
 	struct lane *lane;
 	struct run_result *r;
+	char *lane_name;		/* e.g. "qemu-tcg svm": names its suites */
 	pid_t pid;
 	int console_fd;
 	int listen_fd;

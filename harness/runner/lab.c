@@ -271,6 +271,7 @@ static void close_boot(struct boot *b)
 	sbuf_free(&b->console_buf);
 	sbuf_free(&b->results_buf);
 	console_scan_free(&b->scan);
+	free(b->lane_name);
 }
 
 /* Mark everything of this lane not yet run, e.g. after the run timeout. */

@@ -128,6 +128,7 @@ static int read_suite(struct merged_run *m, struct json_object *js, const char *
 		      struct sbuf *err)
 {
 	const char *name = json_object_get_string(member(js, "name"));
+	const char *lane = json_object_get_string(member(js, "lane"));
 	struct json_object *lines = member(js, "lines");
 	struct suite_result *su;
 
@@ -136,12 +137,15 @@ static int read_suite(struct merged_run *m, struct json_object *js, const char *
 		return -1;
 	}
 	for (int i = 0; i < m->r.nsuites; i++) {
-		if (!strcmp(m->r.suites[i].name, name)) {
+		const char *l = m->r.suites[i].lane;
+
+		if (!strcmp(m->r.suites[i].name, name) &&
+		    (l == lane || (l && lane && !strcmp(l, lane)))) {
 			sbuf_printf(err, "%s: suite %s came from an earlier shard too\n", what, name);
 			return -1;
 		}
 	}
-	su = run_suite(&m->r, name);
+	su = run_suite(&m->r, name, lane);
 	su->status = int_member(js, "status", -1);
 	su->ms = num_member(js, "duration_ms");
 	su->n_ok = int_member(js, "ok", 0);
@@ -219,6 +223,7 @@ int merge_add_report(struct merged_run *m, const char *text, const char *what,
 	if (!m->r.accel) {
 		m->r.accel = str_member(run, "accelerator");
 		m->r.accel_reason = str_member(run, "accelerator_reason");
+		m->r.lane = str_member(run, "lane");
 	}
 	/* the shards ran side by side: the merged run took as long as the longest */
 	if (num_member(run, "duration_ms") > m->r.ms)

@@ -67,3 +67,14 @@ char **l1_qemu_argv(const struct l1_config *c)
 	}
 	return b.v;
 }
+
+char *qemu_lane(enum accel accel, const char *features)
+{
+	char *words = xstrdup(features), *save = NULL, *lane = NULL;
+
+	for (char *w = strtok_r(words, ",", &save); w && !lane; w = strtok_r(NULL, ",", &save))
+		if (!strcmp(w, "svm") || !strcmp(w, "vmx"))
+			lane = xasprintf("qemu-%s %s", accel_name(accel), w);
+	free(words);
+	return lane ? lane : xasprintf("qemu-%s", accel_name(accel));
+}

@@ -28,5 +28,11 @@ struct l1_config {
 
 /* A NULL-terminated argv; free with argv_free(). */
 char **l1_qemu_argv(const struct l1_config *c);
+/*
+ * The lane an L1 under QEMU is, e.g. "qemu-tcg svm": the accelerator and
+ * the virtualization flag of the CPU L1 saw, from the executor's
+ * comma-separated @features.
+ */
+char *qemu_lane(enum accel accel, const char *features);
 
 #endif

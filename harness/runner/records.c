@@ -5,6 +5,7 @@
  * scanned for kernel reports. Progress goes to stdout as it arrives.
  */
 #include "boot.h"
+#include "qemu.h"
 #include "common/proto.h"
 
 #include <stdarg.h>
@@ -119,6 +120,10 @@ static bool record_hello(struct boot *b, char **f, int n)
 	struct run_result *r = b->r;
 
 	b->hello = true;
+	if (!b->lane_name)
+		b->lane_name = qemu_lane(b->o->accel, n > 3 ? f[3] : "");
+	if (!r->lane)
+		r->lane = xstrdup(b->lane_name);
 	free(r->kernel);
 	r->kernel = xstrdup(f[2]);
 	free(r->lsm);
@@ -206,7 +211,7 @@ static bool record_log(struct boot *b, char **f, int n)
 
 static bool record_ktap(struct boot *b, char **f, int n)
 {
-	struct suite_result *su = run_suite(b->r, f[1]);
+	struct suite_result *su = run_suite(b->r, f[1], b->lane_name);
 
 	(void)n;
 	su->lines = xrealloc(su->lines, sizeof(char *) * (size_t)(su->nlines + 1));
@@ -216,15 +221,18 @@ static bool record_ktap(struct boot *b, char **f, int n)
 
 static bool record_suite(struct boot *b, char **f, int n)
 {
-	struct suite_result *su = run_suite(b->r, f[1]);
+	struct suite_result *su = run_suite(b->r, f[1], b->lane_name);
+	char *title;
 
 	(void)n;
 	su->status = atoi(f[2]);
 	su->ms = atof(f[3]);
 	suite_result_judge(su);
+	title = suite_title(su);
 	say("[ktap] %-7s %7.2fs  %s: %d ok, %d not ok, %d skipped%s%s\n",
-	    tl_result_name(su->result), su->ms / 1000.0, su->name, su->n_ok,
+	    tl_result_name(su->result), su->ms / 1000.0, title, su->n_ok,
 	    su->n_notok, su->n_skip, su->reason ? "  # " : "", su->reason ? su->reason : "");
+	free(title);
 	if (b->o->on_progress)
 		b->o->on_progress(b->r, b->o->ctx);
 	return true;

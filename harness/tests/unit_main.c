@@ -31,6 +31,8 @@
 	X(test_bundle_is_a_cpio_the_system_tool_lists)			\
 	X(test_exit_code_contract)					\
 	X(test_failed_suite_fails_the_run)				\
+	X(test_suites_of_two_lanes_stay_apart_in_every_report)		\
+	X(test_qemu_lane_is_its_accelerator_and_the_vendor_l1_saw)	\
 	X(test_reports_name_the_failing_step)				\
 	X(test_machine_reports_escape_what_they_quote)			\
 	X(test_shards_deal_whole_groups_the_same_way_every_time)	\

@@ -75,7 +75,8 @@ static void make_full_run(struct run_result *r)
 							 xstrdup(i == 1 ? "got ok\n\tnot EPERM" : ""), NULL };
 	}
 	r->s[1].reason = xstrdup("step 2 failed");
-	su = run_suite(r, "kunit:tunguard_policy");
+	r->lane = xstrdup("qemu-tcg svm");
+	su = run_suite(r, "kunit:tunguard_policy", r->lane);
 	su->result = TL_PASS;
 	su->ms = 3;
 	su->n_ok = 1;
@@ -105,6 +106,7 @@ static char *shard_json(const struct run_result *full, int k)
 	r.lsm = xstrdup(full->lsm);
 	r.accel = xstrdup(full->accel);
 	r.accel_reason = xstrdup(full->accel_reason);
+	r.lane = xstrdup(full->lane);
 	r.ms = full->ms;
 	for (int i = 0; i < n; i++) {
 		const struct scenario_result *s = &full->s[idx[i]];
@@ -121,11 +123,12 @@ static char *shard_json(const struct run_result *full, int k)
 		}
 	}
 	if (k == 1) {
-		struct suite_result *su = run_suite(&r, full->suites[0].name);
+		struct suite_result *su = run_suite(&r, full->suites[0].name, full->suites[0].lane);
 		char **lines = su->lines;
 
 		*su = full->suites[0];
 		su->name = xstrdup(full->suites[0].name);
+		su->lane = xstrdup(full->suites[0].lane);
 		su->lines = xrealloc(lines, sizeof(char *) * (size_t)su->nlines);
 		for (int j = 0; j < su->nlines; j++)
 			su->lines[j] = xstrdup(full->suites[0].lines[j]);

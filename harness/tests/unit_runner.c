@@ -310,7 +310,7 @@ void test_failed_suite_fails_the_run(void)
 
 	make_run(&r, sc, steps);
 	r.s[0].result = r.s[1].result = TL_PASS;
-	su = run_suite(&r, "kvm-probes");
+	su = run_suite(&r, "kvm-probes", "qemu-tcg svm");
 	su->lines = xcalloc(4, sizeof(char *));
 	su->lines[su->nlines++] = xstrdup("KTAP version 1");
 	su->lines[su->nlines++] = xstrdup("    ok 1 pio datamatch");
@@ -337,6 +337,65 @@ void test_failed_suite_fails_the_run(void)
 	CHECK_INT(su->result, TL_SKIP);
 	CHECK_INT(su->n_skip, 1);
 	run_free(&r);
+}
+
+void test_suites_of_two_lanes_stay_apart_in_every_report(void)
+{
+	struct scenario sc[2];
+	struct scn_step steps[2];
+	struct run_result r;
+	struct suite_result *svm, *vmx;
+	char *text;
+
+	make_run(&r, sc, steps);
+	r.s[0].result = r.s[1].result = TL_PASS;
+	run_suite(&r, "kvm-probes", "qemu-tcg svm");
+	vmx = run_suite(&r, "kvm-probes", "bochs vmx unrestricted_guest=0");
+	/* the same name in another lane is another suite; the first is found again */
+	svm = run_suite(&r, "kvm-probes", "qemu-tcg svm");
+	CHECK_INT(r.nsuites, 2);
+	if (svm == vmx) {
+		check_fail(__FILE__, __LINE__, "two lanes' kvm-probes are one suite");
+		run_free(&r);
+		return;
+	}
+	svm->lines = xcalloc(1, sizeof(char *));
+	svm->lines[svm->nlines++] = xstrdup("ok 1 realmode");
+	vmx->lines = xcalloc(1, sizeof(char *));
+	vmx->lines[vmx->nlines++] = xstrdup("not ok 1 realmode");
+	svm->status = 0;
+	vmx->status = 1;
+	suite_result_judge(svm);
+	suite_result_judge(vmx);
+	CHECK_INT(run_exit_code(&r), TL_EXIT_FAIL);
+
+	text = report_ktap_text(&r);
+	CHECK_CONTAINS(text, "\nok 3 kvm-probes [qemu-tcg svm]\n");
+	CHECK_CONTAINS(text, "\nnot ok 4 kvm-probes [bochs vmx unrestricted_guest=0]");
+	free(text);
+	text = report_summary_text(&r);
+	CHECK_CONTAINS(text, "qemu-tcg svm                    kvm-probes: ");
+	CHECK_CONTAINS(text, "bochs vmx unrestricted_guest=0  kvm-probes: ");
+	free(text);
+	text = report_json_text(&r);
+	CHECK_CONTAINS(text, "{\"name\": \"kvm-probes\", \"lane\": \"bochs vmx unrestricted_guest=0\"");
+	free(text);
+	run_free(&r);
+}
+
+void test_qemu_lane_is_its_accelerator_and_the_vendor_l1_saw(void)
+{
+	char *lane = qemu_lane(ACCEL_TCG, "kvm,vhost,tun,svm,tunguard");
+
+	CHECK_STR(lane, "qemu-tcg svm");
+	free(lane);
+	lane = qemu_lane(ACCEL_KVM, "vmx");
+	CHECK_STR(lane, "qemu-kvm vmx");
+	free(lane);
+	/* a flag that merely contains "svm" is not one */
+	lane = qemu_lane(ACCEL_TCG, "kvm,svmx");
+	CHECK_STR(lane, "qemu-tcg");
+	free(lane);
 }
 
 void test_reports_name_the_failing_step(void)

@@ -72,6 +72,8 @@ static void json_run(struct sbuf *sb, const struct run_result *r)
 	json_str(sb, r->accel);
 	sbuf_puts(sb, ", \"accelerator_reason\": ");
 	json_str(sb, r->accel_reason);
+	sbuf_puts(sb, ", \"lane\": ");
+	json_str(sb, r->lane);
 	sbuf_printf(sb, ", \"duration_ms\": %.1f, \"exit_status\": %d, \"plan_size\": %d, \"shard\": ",
 		    r->ms, run_exit_code(r), r->plan_size);
 	json_str(sb, r->shard);
@@ -131,6 +133,8 @@ static void json_scenario(struct sbuf *sb, const struct scenario_result *sr)
 static void json_l1_suite(struct sbuf *sb, const struct suite_result *su)
 {
 	json_str(sb, su->name);
+	sbuf_puts(sb, ", \"lane\": ");
+	json_str(sb, su->lane);
 	sbuf_printf(sb, ", \"result\": \"%s\", \"status\": %d, \"duration_ms\": %.1f, \"ok\": %d, \"not_ok\": %d, \"skipped\": %d, \"reason\": ",
 		    tl_result_name(su->result), su->status, su->ms, su->n_ok, su->n_notok,
 		    su->n_skip);

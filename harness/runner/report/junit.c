@@ -120,10 +120,12 @@ static void junit_scenario(struct sbuf *sb, const struct scenario_result *sr)
 /* A KTAP suite from L1: its own lines in system-out. */
 static void junit_l1_suite(struct sbuf *sb, const struct suite_result *su)
 {
+	char *title = suite_title(su);
 	struct sbuf out = { 0 };
 
 	sbuf_puts(sb, "    <testcase classname=\"l1-ktap\" name=\"");
-	xml_text(sb, su->name);
+	xml_text(sb, title);
+	free(title);
 	sbuf_printf(sb, "\" time=\"%.3f\">\n", su->ms / 1000.0);
 	for (int j = 0; j < su->nlines; j++)
 		sbuf_printf(&out, "%s\n", su->lines[j]);

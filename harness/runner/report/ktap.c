@@ -2,7 +2,8 @@
 /*
  * report.ktap: the run in KTAP v1 so kernel tooling can read it: one
  * subtest per scenario with one result line per step, then each KTAP
- * suite L1 ran, its own lines nested one level down.
+ * suite L1 ran, its own lines nested one level down, named with the lane
+ * (the L1's machine and CPU vendor) it ran in.
  */
 #include "report.h"
 #include "common/ktap.h"
@@ -49,10 +50,13 @@ static void scenario_subtest(struct sbuf *sb, const struct scenario_result *sr, 
 
 static void l1_suite(struct sbuf *sb, const struct suite_result *su, int n)
 {
+	char *title = suite_title(su);
+
 	for (int j = 0; j < su->nlines; j++)
 		ktap_nest(sb, 1, su->lines[j]);
-	ktap_diagf(sb, 0, "%s took %.0f ms", su->name, su->ms);
-	result_line(sb, 0, n, su->result, su->name, su->reason);
+	ktap_diagf(sb, 0, "%s took %.0f ms", title, su->ms);
+	result_line(sb, 0, n, su->result, title, su->reason);
+	free(title);
 }
 
 char *report_ktap_text(const struct run_result *r)

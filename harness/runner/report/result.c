@@ -33,6 +33,7 @@ void run_free(struct run_result *r)
 			free(r->suites[i].lines[j]);
 		free(r->suites[i].lines);
 		free(r->suites[i].name);
+		free(r->suites[i].lane);
 		free(r->suites[i].reason);
 	}
 	for (int i = 0; i < r->nlogs; i++) {
@@ -48,25 +49,37 @@ void run_free(struct run_result *r)
 	free(r->lsm);
 	free(r->accel);
 	free(r->accel_reason);
+	free(r->lane);
 	free(r->crash_kind);
 	free(r->crash_excerpt);
 	free(r->infra_error);
 	memset(r, 0, sizeof(*r));
 }
 
-struct suite_result *run_suite(struct run_result *r, const char *name)
+static bool same_lane(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+struct suite_result *run_suite(struct run_result *r, const char *name, const char *lane)
 {
 	struct suite_result *s;
 
 	for (int i = 0; i < r->nsuites; i++)
-		if (!strcmp(r->suites[i].name, name))
+		if (!strcmp(r->suites[i].name, name) && same_lane(r->suites[i].lane, lane))
 			return &r->suites[i];
 	r->suites = xrealloc(r->suites, sizeof(*r->suites) * (size_t)(r->nsuites + 1));
 	s = &r->suites[r->nsuites++];
 	memset(s, 0, sizeof(*s));
 	s->name = xstrdup(name);
+	s->lane = lane ? xstrdup(lane) : NULL;
 	s->status = -1;
 	return s;
+}
+
+char *suite_title(const struct suite_result *s)
+{
+	return s->lane ? xasprintf("%s [%s]", s->name, s->lane) : xstrdup(s->name);
 }
 
 /* "ok 3 name # SKIP why" at some indentation: 1 ok, 2 not ok, 3 skip. */

@@ -36,6 +36,7 @@ struct scenario_result {
  */
 struct suite_result {
 	char *name;
+	char *lane;		/* the L1 it ran in, e.g. "qemu-tcg svm"; NULL: unknown */
 	enum tl_result result;
 	char *reason;
 	double ms;
@@ -68,6 +69,7 @@ struct run_result {
 	char *lsm;		/* L1's active security modules, in order */
 	char *accel;
 	char *accel_reason;
+	char *lane;		/* the L1 the scenarios ran in, e.g. "qemu-tcg svm" */
 	double ms;
 	int n;
 	struct scenario_result *s;
@@ -87,8 +89,10 @@ struct run_result {
 void run_init(struct run_result *r, const struct scenario *const *plan, int n);
 void run_free(struct run_result *r);
 
-/* The suite called @name, created if new. */
-struct suite_result *run_suite(struct run_result *r, const char *name);
+/* The suite called @name from the L1 of @lane (may be NULL), created if new. */
+struct suite_result *run_suite(struct run_result *r, const char *name, const char *lane);
+/* "NAME [LANE]", or NAME where the lane is unknown; free it. */
+char *suite_title(const struct suite_result *s);
 /* Judge a suite once all its lines and its exit status are in. */
 void suite_result_judge(struct suite_result *s);
 

@@ -5,6 +5,8 @@
  */
 #include "report.h"
 
+#include <string.h>
+
 static const char *step_cell(const struct scenario_result *sr, int i)
 {
 	if (sr->steps[i].result == TL_NOTRUN && sr->result != TL_NOTRUN)
@@ -15,14 +17,15 @@ static const char *step_cell(const struct scenario_result *sr, int i)
 char *report_summary_text(const struct run_result *r)
 {
 	struct sbuf sb = { 0 };
-	int counts[TL_CRASH + 1];
+	int counts[TL_CRASH + 1], lane_width = 4;
 
 	sbuf_printf(&sb, "tunlab run %s\n", r->id ? r->id : "?");
 	sbuf_printf(&sb, "kernel  %s\n", r->kernel ? r->kernel : "(L1 did not report)");
 	sbuf_printf(&sb, "lsm     %s\n", r->lsm ? r->lsm : "(none reported)");
 	sbuf_printf(&sb, "accel   %s (%s)\n\n", r->accel ? r->accel : "?",
 		    r->accel_reason ? r->accel_reason : "");
-	sbuf_printf(&sb, "%-8s %9s  %s\n", "RESULT", "TIME", "SCENARIO / STEP");
+	sbuf_printf(&sb, "%-8s %9s  %s%s%s\n", "RESULT", "TIME", "SCENARIO / STEP",
+		    r->lane ? ", in lane " : "", r->lane ? r->lane : "");
 	for (int i = 0; i < r->n; i++) {
 		const struct scenario_result *sr = &r->s[i];
 
@@ -39,15 +42,19 @@ char *report_summary_text(const struct run_result *r)
 				sbuf_prefix_lines(&sb, "                         # ", st->msg);
 		}
 	}
+	for (int i = 0; i < r->nsuites; i++)
+		if (r->suites[i].lane && (int)strlen(r->suites[i].lane) > lane_width)
+			lane_width = (int)strlen(r->suites[i].lane);
 	for (int i = 0; i < r->nsuites; i++) {
 		const struct suite_result *su = &r->suites[i];
 
 		if (!i)
-			sbuf_puts(&sb, "\nKTAP suites run inside L1:\n");
-		sbuf_printf(&sb, "%-8s %8.2fs  %s: %d ok, %d not ok, %d skipped%s%s\n",
-			    tl_result_name(su->result), su->ms / 1000.0, su->name,
-			    su->n_ok, su->n_notok, su->n_skip, su->reason ? "  # " : "",
-			    su->reason ? su->reason : "");
+			sbuf_printf(&sb, "\n%-8s %9s  %-*s  %s\n", "RESULT", "TIME", lane_width,
+				    "LANE", "KTAP SUITE RUN INSIDE L1");
+		sbuf_printf(&sb, "%-8s %8.2fs  %-*s  %s: %d ok, %d not ok, %d skipped%s%s\n",
+			    tl_result_name(su->result), su->ms / 1000.0, lane_width,
+			    su->lane ? su->lane : "?", su->name, su->n_ok, su->n_notok,
+			    su->n_skip, su->reason ? "  # " : "", su->reason ? su->reason : "");
 	}
 	run_counts(r, counts);
 	sbuf_printf(&sb, "\n%d scenarios: %d passed, %d failed, %d skipped, %d error, %d timeout, %d crash, %d not run; %.1f s\n",
