@@ -28,12 +28,14 @@ struct lane {
 	pthread_t thread;
 };
 
-/* One L1 boot: its QEMU, its console and its results connection. */
+/* One L1 boot: its QEMU or Bochs, its console and its results connection. */
 struct boot {
 	const struct lab_opts *o;
 	struct lane *lane;
 	struct run_result *r;
+	const char *machine;		/* "QEMU" or "Bochs", for messages */
 	char *lane_name;		/* e.g. "qemu-tcg svm": names its suites */
+	double panic_at;		/* when the console showed a kernel panic */
 	pid_t pid;
 	int console_fd;
 	int listen_fd;
@@ -50,6 +52,34 @@ struct boot {
 	double last_record;
 	char tmpdir[64];
 };
+
+/* How a boot's wait ended. */
+enum boot_end {
+	BOOT_DONE,
+	BOOT_EXITED,
+	BOOT_PANICKED,		/* Bochs, which boots again after a panic: stopped */
+	BOOT_TIMEOUT,
+	BOOT_RUN_TIMEOUT,
+	BOOT_INTERRUPTED,
+	BOOT_SETUP,
+};
+
+/*
+ * Until L1 is done, exits, hangs past a timeout, panics under Bochs or the
+ * run is interrupted; @why says why when it is not done. The machine is
+ * then stopped with boot_kill() unless it ended by itself.
+ */
+enum boot_end boot_wait(struct boot *b, int *status, char **why);
+void boot_kill(struct boot *b);
+/* The console's unfinished last line, logged and scanned (under lab_lock). */
+void boot_flush(struct boot *b);
+void boot_close(struct boot *b);
+/* "QEMU exited with status 1", from a wait status. */
+char *boot_status_text(const char *machine, int status);
+/* The run's first lab-level problem is the one it reports. */
+void set_infra(struct run_result *r, enum tl_result res, const char *why);
+/* The VMX lane: L1 under Bochs once per kvm_intel setting (vmx.c). */
+void vmx_lane_run(const struct lab_opts *o, struct run_result *r, struct lane *l);
 
 /* Progress on stdout, flushed at once. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,6 +22,9 @@
 
 #include "common/spawn.h"
 
+/* How long Bochs may go on after a panic, for the console to show its trace */
+#define PANIC_TAIL_MS 5000
+
 static volatile sig_atomic_t interrupted;
 pthread_mutex_t lab_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -78,7 +81,7 @@ static pid_t start_qemu(char **argv, int *console_fd, const char *stderr_path)
 	return spawn(&sp, console_fd);
 }
 
-static void kill_qemu(struct boot *b)
+void boot_kill(struct boot *b)
 {
 	int status;
 
@@ -107,7 +110,7 @@ static void results_cb(void *ctx, char *line)
 	results_record(ctx, line);
 }
 
-static void flush_partial(struct boot *b)
+void boot_flush(struct boot *b)
 {
 	if (b->console_buf.len) {
 		char *rest = xstrdup(b->console_buf.buf);
@@ -117,15 +120,6 @@ static void flush_partial(struct boot *b)
 		b->console_buf.len = 0;
 	}
 }
-
-enum boot_end {
-	BOOT_DONE,
-	BOOT_EXITED,
-	BOOT_TIMEOUT,
-	BOOT_RUN_TIMEOUT,
-	BOOT_INTERRUPTED,
-	BOOT_SETUP,
-};
 
 /* The longest L1 may stay silent now: to the executor's hello, or between records. */
 static double silence_limit(const struct boot *b, int *limit_s)
@@ -145,6 +139,13 @@ static bool timed_out(const struct boot *b, char **why, enum boot_end *end)
 {
 	double t = now_ms();
 	int limit_s;
+
+	/* QEMU exits on a panic (-no-reboot); Bochs would boot again */
+	if (b->panic_at && !strcmp(b->machine, "Bochs") && t - b->panic_at > PANIC_TAIL_MS) {
+		*why = xasprintf("the kernel panicked: %s", b->scan.kind);
+		*end = BOOT_PANICKED;
+		return true;
+	}
 
 	if (t >= b->lane->deadline) {
 		*why = xasprintf("the whole run exceeded its %d s timeout", b->o->run_timeout_s);
@@ -177,14 +178,14 @@ static void read_lines(struct boot *b, int *fd, struct sbuf *buf,
 	}
 }
 
-/* QEMU has ended: the console's last line and what the results port still holds. */
+/* L1 has ended: the console's last line and what the results port still holds. */
 static void drain(struct boot *b)
 {
 	char data[8192];
 	ssize_t n;
 
 	pthread_mutex_lock(&lab_lock);
-	flush_partial(b);
+	boot_flush(b);
 	while (b->results_fd >= 0 && (n = read(b->results_fd, data, sizeof(data))) > 0)
 		sbuf_feed_lines(&b->results_buf, data, (size_t)n, results_cb, b);
 	pthread_mutex_unlock(&lab_lock);
@@ -215,8 +216,7 @@ static int poll_boot(struct boot *b, short *console, short *results, short *list
 	return 0;
 }
 
-/* Until L1 is done, exits, hangs past a timeout or the run is interrupted. */
-static enum boot_end event_loop(struct boot *b, int *status, char **why)
+enum boot_end boot_wait(struct boot *b, int *status, char **why)
 {
 	const short ready = POLLIN | POLLHUP | POLLERR;
 
@@ -249,16 +249,16 @@ static enum boot_end event_loop(struct boot *b, int *status, char **why)
 	}
 }
 
-static char *status_text(int status)
+char *boot_status_text(const char *machine, int status)
 {
 	if (WIFEXITED(status))
-		return xasprintf("QEMU exited with status %d", WEXITSTATUS(status));
+		return xasprintf("%s exited with status %d", machine, WEXITSTATUS(status));
 	if (WIFSIGNALED(status))
-		return xasprintf("QEMU killed by signal %d", WTERMSIG(status));
-	return xstrdup("QEMU ended");
+		return xasprintf("%s killed by signal %d", machine, WTERMSIG(status));
+	return xasprintf("%s ended", machine);
 }
 
-static void close_boot(struct boot *b)
+void boot_close(struct boot *b)
 {
 	if (b->console_fd >= 0)
 		close(b->console_fd);
@@ -292,7 +292,7 @@ static int lane_left(const struct run_result *r, int lane, const int *lane_of)
 	return n;
 }
 
-static void set_infra(struct run_result *r, enum tl_result res, const char *why)
+void set_infra(struct run_result *r, enum tl_result res, const char *why)
 {
 	if (r->infra_error)
 		return;
@@ -388,7 +388,7 @@ static bool boot_lost(struct boot *b, enum tl_result res, const char *why)
 static bool boot_judge(struct boot *b, enum boot_end end, int status, char **why)
 {
 	struct lane *l = b->lane;
-	char *st = status_text(status);
+	char *st = boot_status_text(b->machine, status);
 	bool again = false;
 
 	switch (end) {
@@ -402,6 +402,7 @@ static bool boot_judge(struct boot *b, enum boot_end end, int status, char **why
 		set_infra(b->r, TL_ERROR, *why);
 		break;
 	case BOOT_EXITED:
+	case BOOT_PANICKED:
 		if (!*why)
 			*why = xasprintf("L1 stopped unexpectedly: %s%s%s", st,
 					 b->scan.kind ? " after a kernel " : "",
@@ -443,8 +444,8 @@ static bool boot_judge(struct boot *b, enum boot_end end, int status, char **why
 static bool boot_once(struct lane *l, int attempt)
 {
 	struct boot b = {
-		.o = l->o, .lane = l, .r = l->r, .console_fd = -1, .listen_fd = -1,
-		.results_fd = -1, .inflight = -1,
+		.o = l->o, .lane = l, .r = l->r, .machine = "QEMU", .console_fd = -1,
+		.listen_fd = -1, .results_fd = -1, .inflight = -1,
 	};
 	char *initrd = NULL, *sock = NULL, *why;
 	enum boot_end end;
@@ -460,15 +461,15 @@ static bool boot_once(struct lane *l, int attempt)
 		abandon_rest(l->r, l->lane, l->lane_of, TL_ERROR, why);
 		pthread_mutex_unlock(&lab_lock);
 	} else {
-		end = event_loop(&b, &status, &why);
+		end = boot_wait(&b, &status, &why);
 		if (end != BOOT_DONE && end != BOOT_EXITED)
-			kill_qemu(&b);
+			boot_kill(&b);
 		pthread_mutex_lock(&lab_lock);
-		flush_partial(&b);
+		boot_flush(&b);
 		again = boot_judge(&b, end, status, &why);
 		pthread_mutex_unlock(&lab_lock);
 	}
-	close_boot(&b);
+	boot_close(&b);
 	if (initrd)
 		unlink(initrd);
 	if (sock)
@@ -510,6 +511,8 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 	/* no more L1s than groups: each lane's share is one group or more */
 	if (nlanes > groups && groups > 0)
 		nlanes = groups;
+	if (o->vmx_only)
+		nlanes = 0;
 	lanes = xcalloc((size_t)nlanes, sizeof(*lanes));
 	for (int i = 0; i < nlanes; i++) {
 		lanes[i] = (struct lane){ .o = o, .plan = s, .r = r, .l2_scans = l2_scans,
@@ -526,6 +529,11 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 			pthread_join(lanes[i].thread, NULL);
 		else
 			run_lane(&lanes[i]);
+	}
+	if (o->vmx_image && !interrupted) {
+		struct lane vmx = { .o = o, .r = r, .deadline = t0 + o->run_timeout_s * 1000.0 };
+
+		vmx_lane_run(o, r, &vmx);
 	}
 	free(lanes);
 	free(lane_of);

@@ -13,6 +13,9 @@
 #include "runner/report/result.h"
 #include "plan.h"
 
+/* The one program the VMX lane's image carries (guest-image/vmx/). */
+#define VMX_PROGRAM "kvm-probes"
+
 struct lab_opts {
 	const char *qemu;
 	const char *bios;
@@ -28,6 +31,9 @@ struct lab_opts {
 	const char *cmdline_extra;	/* added to L1's kernel command line */
 	int jobs;		/* L1s side by side, each with its share of the plan */
 	const char *run_dir;
+	/* the VMX lane's image (guest-image/vmx/ built), or NULL: no VMX lane */
+	const char *vmx_image;
+	bool vmx_only;		/* the VMX lane alone: no L1 under QEMU */
 	/* called after each scenario ends, e.g. to rewrite the reports */
 	void (*on_progress)(const struct run_result *r, void *ctx);
 	void *ctx;

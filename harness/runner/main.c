@@ -9,6 +9,7 @@
 #include "merge.h"
 #include "plan.h"
 #include "qemu.h"
+#include "common/proto.h"
 #include "common/util.h"
 #include "runner/report/report.h"
 
@@ -31,6 +32,7 @@ struct opts {
 	bool fail_fast;
 	bool no_ktap;
 	bool cpus_set;
+	bool vmx;
 	int ntags;
 	char **tags;
 	struct sbuf append;	/* L1's command line, as --append and other options give it */
@@ -65,6 +67,11 @@ static void usage(FILE *out)
 	      "                       (repeatable; default: all of them, no arguments)\n"
 	      "  --no-scenarios       run no scenario, only KUnit and the KTAP programs\n"
 	      "  --no-ktap            run none of the KTAP programs (KUnit results still come)\n"
+	      "  --vmx                add the VMX lane: kvm-probes in L1 under Bochs, whose CPU has\n"
+	      "                       VMX, once per kvm_intel setting (unrestricted_guest=1, =0,\n"
+	      "                       =0 with emulate_invalid_guest_state=0); about 20 s a setting\n"
+	      "  --vmx-only           the VMX lane alone, no L1 under QEMU (no scenarios)\n"
+	      "  --vmx-image DIR      the VMX lane's build (default build/images/vmx)\n"
 	      "  --tag TAG            run only scenarios with this tag (repeatable: any of them)\n"
 	      "  --fail-fast          stop after the first scenario that does not pass\n"
 	      "  --tunguard-mode MODE run every scenario in this tunguard mode, whatever it says\n"
@@ -212,6 +219,9 @@ static const struct option longopts[] = {
 	{ "ktap", required_argument, NULL, 'K' },
 	{ "no-scenarios", no_argument, NULL, 'N' },
 	{ "no-ktap", no_argument, NULL, 'n' },
+	{ "vmx", no_argument, NULL, 'V' },
+	{ "vmx-only", no_argument, NULL, 'O' },
+	{ "vmx-image", required_argument, NULL, 'X' },
 	{ "tag", required_argument, NULL, 't' },
 	{ "fail-fast", no_argument, NULL, 'F' },
 	{ "tunguard-mode", required_argument, NULL, 'G' },
@@ -335,6 +345,9 @@ static int take_option(struct opts *o, int c, const char *arg)
 	case 'C': l->show_console = true; break;
 	case 'N': o->no_scenarios = true; break;
 	case 'n': o->no_ktap = true; break;
+	case 'V': o->vmx = true; break;
+	case 'O': o->vmx = l->vmx_only = true; break;
+	case 'X': l->vmx_image = arg; break;
 	case 'F': o->fail_fast = true; break;
 	case 'H': parse_shard(arg, &o->shard_k, &o->shard_n); break;
 	case 'a': case 'K': case 'G': case 'L': case 'E': case 't':
@@ -342,6 +355,38 @@ static int take_option(struct opts *o, int c, const char *arg)
 	case 'h': usage(stdout); return TL_EXIT_PASS;
 	default: usage(stderr); return TL_EXIT_USAGE;
 	}
+	return -1;
+}
+
+/*
+ * The VMX lane runs kvm-probes, which --ktap or --no-ktap may leave out:
+ * then there is no VMX lane (and --vmx-only is an error, an exit status).
+ * Shards after the first leave it out too.
+ */
+static int choose_vmx(struct opts *o)
+{
+	int nargs;
+
+	/* like the KTAP programs: once per plan, in shard 1 */
+	if (o->shard_k > 1 && o->vmx && !o->lab.vmx_only)
+		o->vmx = false;
+	if (o->vmx && (o->no_ktap || (o->ktap.len && !proto_ktap_selects(o->ktap.buf, VMX_PROGRAM,
+									  NULL, 0, &nargs)))) {
+		if (o->lab.vmx_only) {
+			fprintf(stderr, "tunlab: --vmx-only runs " VMX_PROGRAM
+				", which --ktap or --no-ktap leaves out\n");
+			return TL_EXIT_USAGE;
+		}
+		printf("tunlab: no VMX lane: it runs " VMX_PROGRAM
+		       ", which --ktap or --no-ktap leaves out\n");
+		o->vmx = false;
+	}
+	if (!o->vmx)
+		o->lab.vmx_image = NULL;
+	else if (!o->lab.vmx_image)
+		o->lab.vmx_image = "build/images/vmx";
+	if (o->lab.vmx_only)
+		o->no_scenarios = true;
 	return -1;
 }
 
@@ -439,7 +484,18 @@ static int run(struct opts *o, const struct plan *plan)
 	char *run_dir, *id, *text;
 	int code;
 
-	if (access(o->lab.kernel, R_OK) || access(o->lab.initrd, R_OK)) {
+	if (o->lab.vmx_image) {
+		char *cd = xasprintf("%s/boot.iso", o->lab.vmx_image);
+		int missing = access(cd, R_OK);
+
+		if (missing)
+			fprintf(stderr, "tunlab: %s: %s (build it with `make images`)\n", cd,
+				strerror(errno));
+		free(cd);
+		if (missing)
+			return TL_EXIT_SETUP;
+	}
+	if (!o->lab.vmx_only && (access(o->lab.kernel, R_OK) || access(o->lab.initrd, R_OK))) {
 		fprintf(stderr, "tunlab: %s: %s (build it with `make kernel images`)\n",
 			access(o->lab.kernel, R_OK) ? o->lab.kernel : o->lab.initrd,
 			strerror(errno));
@@ -512,6 +568,8 @@ int main(int argc, char **argv)
 		return merge_command(argc - 1, argv + 1);
 	while (code < 0 && (c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1)
 		code = take_option(&o, c, optarg);
+	if (code < 0)
+		code = choose_vmx(&o);
 	if (code < 0) {
 		finish_options(&o);
 		code = optind < argc ? load_plan(&o, argv + optind, argc - optind, &plan)
@@ -529,8 +587,9 @@ int main(int argc, char **argv)
 
 /*
  * Into @to: the L2 consoles of the shard run in @from as they are (their
- * numbers are plan positions already), its L1 consoles as
- * shardN-l1-console*.log, N counting the shards in the order given.
+ * numbers are plan positions already), and the VMX lane's logs (shard 1
+ * alone runs it), its L1 consoles as shardN-l1-console*.log, N counting
+ * the shards in the order given.
  */
 static void copy_logs(const char *from, int n, const char *to)
 {
@@ -543,14 +602,15 @@ static void copy_logs(const char *from, int n, const char *to)
 	}
 	while ((e = readdir(d))) {
 		bool l2 = !strncmp(e->d_name, "l2-", 3), l1 = !strncmp(e->d_name, "l1-console", 10);
+		bool vmx = !strncmp(e->d_name, "l1-vmx-", 7);
 		char *src, *dst, *text;
 		size_t len;
 
-		if (!l1 && !l2)
+		if (!l1 && !l2 && !vmx)
 			continue;
 		src = xasprintf("%s/%s", from, e->d_name);
-		dst = l2 ? xasprintf("%s/%s", to, e->d_name) :
-			xasprintf("%s/shard%d-%s", to, n, e->d_name);
+		dst = l1 ? xasprintf("%s/shard%d-%s", to, n, e->d_name) :
+			xasprintf("%s/%s", to, e->d_name);
 		text = read_file(src, &len);
 		if (!text || write_file(dst, text, len) < 0)
 			fprintf(stderr, "tunlab merge: cannot copy %s to %s: %s\n", src, dst,

@@ -36,8 +36,7 @@ char **l1_qemu_argv(const struct l1_config *c)
 	argv_add(&b, "-initrd");
 	argv_add(&b, c->initrd);
 
-	/* warnings (level 4) must reach the console so the scanner sees them */
-	sbuf_puts(&cmdline, "console=ttyS0 panic=-1 loglevel=5");
+	sbuf_puts(&cmdline, L1_CMDLINE);
 	if (c->smoke)
 		sbuf_puts(&cmdline, " tunlab.smoke=1");
 	if (c->cmdline_extra && *c->cmdline_extra)

@@ -13,6 +13,13 @@
 
 #define RESULTS_PORT_NAME "tunlab.results"
 
+/*
+ * How every L1's kernel command line starts: the console on the first
+ * serial port, a reboot (QEMU: an exit) on panic, and warnings (level 4)
+ * on the console, so that the scanner sees them.
+ */
+#define L1_CMDLINE "console=ttyS0 panic=-1 loglevel=5"
+
 struct l1_config {
 	const char *qemu;		/* qemu-system-x86_64 */
 	const char *bios;		/* qboot.rom */

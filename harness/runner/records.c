@@ -59,8 +59,14 @@ void console_line(struct boot *b, const char *line)
 	if (b->o->show_console)
 		say("| %s\n", line);
 	console_scan_line(&b->scan, line);
-	if (!had && b->scan.kind)
-		note_kernel_report(b, "L1", &b->scan, b->inflight);
+	if (!had && b->scan.kind) {
+		char *where = b->lane_name ? xasprintf("L1 (%s)", b->lane_name) : xstrdup("L1");
+
+		note_kernel_report(b, where, &b->scan, b->inflight);
+		free(where);
+	}
+	if (b->scan.panic && !b->panic_at)
+		b->panic_at = now_ms();
 }
 
 static void print_step(const struct scenario *sc, int step, const struct step_result *st)
@@ -122,7 +128,8 @@ static bool record_hello(struct boot *b, char **f, int n)
 	b->hello = true;
 	if (!b->lane_name)
 		b->lane_name = qemu_lane(b->o->accel, n > 3 ? f[3] : "");
-	if (!r->lane)
+	/* the scenarios run under QEMU only */
+	if (!r->lane && !strcmp(b->machine, "QEMU"))
 		r->lane = xstrdup(b->lane_name);
 	free(r->kernel);
 	r->kernel = xstrdup(f[2]);

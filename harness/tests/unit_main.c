@@ -20,6 +20,8 @@
 	X(test_lsm_order)						\
 	X(test_qemu_argv_tcg_has_no_nic_no_reboot_and_panics_out)	\
 	X(test_qemu_argv_kvm_uses_host_cpu_and_smoke_flag)		\
+	X(test_bochs_argv_gives_the_machine_its_files)			\
+	X(test_bochs_exit_message_is_its_last_panic)			\
 	X(test_accel_without_vmx_svm_is_tcg_without_a_smoke_boot)	\
 	X(test_accel_svm_with_working_kvm_is_kvm)			\
 	X(test_accel_vmx_with_broken_kvm_falls_back_to_tcg)		\

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The runner's pieces: QEMU arguments, accelerator choice, console
+ * The runner's pieces: QEMU and Bochs arguments, accelerator choice, console
  * scanning on recorded logs, the results protocol, the scenario bundle,
  * exit-code mapping and report writing.
  */
 #include "check.h"
 #include "common/cpuinfo.h"
 #include "runner/accel.h"
+#include "runner/bochs.h"
 #include "runner/bundle.h"
 #include "runner/console.h"
 #include "common/proto.h"
@@ -14,6 +15,7 @@
 #include "runner/report/report.h"
 #include "common/util.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -91,6 +93,54 @@ static int smoke_fails(void *ctx)
 	(void)ctx;
 	smoke_calls++;
 	return -1;
+}
+
+void test_bochs_argv_gives_the_machine_its_files(void)
+{
+	struct bochs_boot b = {
+		.image_dir = "build/images/vmx", .log = "/r/l1-vmx-1-bochs.log",
+		.cd = (char *)"/t/boot.iso", .console = (char *)"/t/console",
+		.results = (char *)"/t/results",
+	};
+	char **argv = bochs_argv(&b);
+
+	/* bochsrc takes its paths from the environment */
+	CHECK_STR(argv[0], "env");
+	CHECK(argv_has(argv, "TUNLAB_CD=/t/boot.iso", NULL));
+	CHECK(argv_has(argv, "TUNLAB_CONSOLE=/t/console", NULL));
+	CHECK(argv_has(argv, "TUNLAB_RESULTS=/t/results", NULL));
+	CHECK(argv_has(argv, "TUNLAB_BOCHS_LOG=/r/l1-vmx-1-bochs.log", NULL));
+	CHECK(argv_has(argv, "-f", "build/images/vmx/bochsrc"));
+	/* without it the debugger Debian builds in waits at the first instruction */
+	CHECK(argv_has(argv, "-rc", "build/images/vmx/continue.rc"));
+	argv_free(argv);
+}
+
+void test_bochs_exit_message_is_its_last_panic(void)
+{
+	char path[] = "/tmp/tunlab-bochs-XXXXXX";
+	int fd = mkstemp(path);
+	char *msg;
+
+	CHECK(fd >= 0);
+	CHECK(dprintf(fd, "00000000000i[      ] reading configuration\n"
+		      "00123456789e[CPU0  ] RDMSR: Unknown register 0xe7\n"
+		      "00779150644p[ACPI  ] >>PANIC<< ACPI control: soft power off\n") > 0);
+	close(fd);
+	msg = bochs_exit_message(path);
+	CHECK_STR(msg, "ACPI control: soft power off");
+	CHECK(bochs_powered_off(msg));
+	free(msg);
+	fd = open(path, O_WRONLY | O_APPEND);
+	CHECK(dprintf(fd, "00779150699p[CPU0  ] >>PANIC<< exception(): 3rd (13) exception with no resolution\n") > 0);
+	close(fd);
+	msg = bochs_exit_message(path);
+	CHECK_STR(msg, "exception(): 3rd (13) exception with no resolution");
+	CHECK(!bochs_powered_off(msg));
+	free(msg);
+	unlink(path);
+	CHECK(bochs_exit_message(path) == NULL);
+	CHECK(!bochs_powered_off(NULL));
 }
 
 void test_accel_without_vmx_svm_is_tcg_without_a_smoke_boot(void)
