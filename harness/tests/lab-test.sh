@@ -12,7 +12,9 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	check_accepts_the_suite bad_scenario_stops_before_boot default_suite_passes
 	must_fail_scenario_fails_naming_its_step hung_l1_is_killed_at_its_timeout
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
-[ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations)
+[ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations
+	vmx_lane_checks_real_mode_per_setting vmx_l1_hang_is_killed_at_its_timeout
+	vmx_l1_panic_is_a_crash)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 tests+=(selinux_suite_passes_tunguard_first selinux_suite_passes_selinux_first
 	selinux_deny_scenarios_fail_when_permissive selinux_expectations_bite)
@@ -138,13 +140,56 @@ images_are_reproducible() {
 	cmp "$t/l2.cpio" build/images/l2.cpio &&
 	guest-image/build-l1.sh "$t/l1.cpio" "$t/l1.root" build/kernel/bzImage \
 		build/images/l2.cpio build/harness &&
-	cmp "$t/l1.cpio" build/images/l1.cpio
+	cmp "$t/l1.cpio" build/images/l1.cpio &&
+	guest-image/vmx/build-cd.sh "$t/vmx" "$t/vmx.staging" build/kernel/bzImage build/harness &&
+	cmp "$t/vmx/boot.iso" build/images/vmx/boot.iso
 }
 
 kvm_probes_report_wrong_expectations() {
-	run 1 --no-scenarios --ktap kvm-probes:--wrong || return 1
+	# in every lane: kvm_amd under QEMU and kvm_intel under Bochs, each setting
+	run 1 --vmx --no-scenarios --ktap kvm-probes:--wrong || return 1
 	expect_in "$results/latest/summary.txt" "kvm-probes: 0 ok" &&
-		! grep -q "^    ok [0-9]* \(ioeventfd\|irqfd\|realmode\)" "$results/latest/report.ktap"
+		! grep -q "^    ok [0-9]* \(ioeventfd\|irqfd\|realmode\)" "$results/latest/report.ktap" &&
+		jq -e '[.suites[] | select(.name == "kvm-probes")] | length == 4 and
+			all(.result == "fail" and .ok == 0)' "$results/latest/report.json" >/dev/null ||
+		{ echo "    # not every lane's kvm-probes failed in $results/latest/report.json"; return 1; }
+}
+
+vmx_lane_checks_real_mode_per_setting() {
+	# kvm_amd under QEMU's SVM beside kvm_intel under Bochs' VMX in three
+	# settings: the same probes pass everywhere, and real mode runs where
+	# a KVM expert expects it: natively with unrestricted guest, in vm86
+	# and KVM's emulator without, and a POPCNT the emulator lacks fails
+	# the documented way
+	run 0 --vmx --no-scenarios --ktap kvm-probes || return 1
+	local r=$results/latest k=$results/latest/report.ktap
+	jq -e '[.suites[] | select(.name == "kvm-probes") | .lane] == [.run.lane,
+		"bochs vmx unrestricted_guest=1", "bochs vmx unrestricted_guest=0",
+		"bochs vmx unrestricted_guest=0 emulate_invalid_guest_state=0"] and
+		all(.suites[]; .result == "pass")' "$r/report.json" >/dev/null ||
+		{ echo "    # the four lanes' kvm-probes are not all there and passing in $r/report.json"; return 1; }
+	expect_in "$k" "ok 4 kvm-probes [bochs vmx unrestricted_guest=0]" &&
+		expect_in "$k" "ok 19 big real mode loop: ran natively" &&
+		expect_in "$k" "ok 20 big real mode loop: every instruction emulated" &&
+		expect_in "$k" "ok 20 big real mode loop: each access beyond the vm86 limit emulated" &&
+		expect_in "$k" "ok 12 POPCNT in big real mode: KVM_EXIT_INTERNAL_ERROR, KVM_INTERNAL_ERROR_EMULATION" &&
+		expect_in "$k" "ok 11 unreal mode: POPCNT of fs:[0x300000] counts its bits" &&
+		expect_in "$r/summary.txt" "bochs vmx unrestricted_guest=0 emulate_invalid_guest_state=0  kvm-probes: 3 ok" &&
+		expect_in "$r/l1-vmx-3-console.log" "kvm_intel.emulate_invalid_guest_state=0"
+}
+
+vmx_l1_hang_is_killed_at_its_timeout() {
+	# the lane ends with the first boot: no setting would get further
+	run 124 --vmx-only --boot-timeout 20 --append rdinit=/bin/cat &&
+		expect_in "$results/latest/summary.txt" "L1 (bochs vmx unrestricted_guest=1): L1 did not reach the executor within 20 s" &&
+		expect_in "$results/latest/summary.txt" "not run: an earlier boot of L1 under Bochs did not get through"
+}
+
+vmx_l1_panic_is_a_crash() {
+	# after a panic Bochs would boot the kernel again: the runner stops it
+	run 125 --vmx-only --append rdinit=/bin/true &&
+		expect_in "$results/latest/summary.txt" "Kernel panic - not syncing: Attempted to kill init" &&
+		expect_in "$results/latest/summary.txt" "panic on L1 (bochs vmx unrestricted_guest=1) console"
 }
 
 deny_scenarios_fail_with_tunguard_off() {
