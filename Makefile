@@ -26,6 +26,11 @@ $(error LSM=$(LSM): expected selinux, or nothing for the default lane)
 endif
 override LAB_ARGS += $(if $(LSM),--selinux enforcing)
 
+# VMX=0 leaves out the VMX lane: kvm-probes in L1 under Bochs, once per
+# kvm_intel setting, about 40 s of CPU (README "The VMX lane")
+VMX ?= 1
+override LAB_ARGS += $(if $(filter 1,$(VMX)),--vmx)
+
 # --- prerequisites ----------------------------------------------------------
 # jq and xmllint let the tests check report.json and junit.xml; secilc
 # compiles the SELinux policy (guest-image/selinux/); Bochs (with its
