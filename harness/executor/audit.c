@@ -42,7 +42,8 @@ static int audit_send(struct audit_stream *as, int type, const void *data, size_
 	nlh->nlmsg_type = (unsigned short)type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = ++as->seq;
-	memcpy(NLMSG_DATA(nlh), data, len);
+	if (len)
+		memcpy(NLMSG_DATA(nlh), data, len);
 	if (sendto(as->fd, buf, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel,
 		   sizeof(kernel)) != (ssize_t)nlh->nlmsg_len)
 		return -1;
@@ -77,7 +78,10 @@ static int audit_recv(struct audit_stream *as, char *buf, size_t size, int timeo
 	return 1;
 }
 
-/* Wait for the kernel's answer to request @seq: 0, or -1 with errno. */
+/*
+ * Wait for the kernel's answer to the last request (AUDIT_GET's status
+ * into @status, then the ACK): 0, or -1 with errno.
+ */
 static int audit_wait_ack(struct audit_stream *as, struct audit_status *status)
 {
 	static char buf[AUDIT_MSG_MAX + 1];
