@@ -42,6 +42,9 @@ DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 	bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso
 # make bench's naive stack: mkinitramfs builds its initramfs images
 DEPS_PACKAGES += initramfs-tools
+# kernel/check-series.sh: the tunguard series on Debian's 6.12 tree too,
+# and Sphinx for the guide the series adds
+DEPS_PACKAGES += linux-source-6.12 python3-sphinx
 # libvirt inside L1: its QEMU driver, embedded in the harness's launcher,
 # which builds domain XML with libxml2
 DEPS_PACKAGES += libvirt-daemon-driver-qemu libxml2-dev pkgconf
