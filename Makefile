@@ -10,6 +10,15 @@ BUILD := build
 SCENARIOS ?= host-scenarios
 # extra options for the runner, e.g. LAB_ARGS=--console
 LAB_ARGS ?=
+# DEBUG=1: L1 runs the debug kernel (kernel/config/debug.extra: KASAN,
+# lockdep, UBSAN, kmemleak, ...), built beside the default one
+DEBUG ?=
+LAB_DEBUG := $(filter 1,$(DEBUG))
+# Under TCG the debug kernel boots in one to two minutes, not one second,
+# and runs the lab several times slower: longer limits, and RCU's stall
+# warning only past 300 s (at 21 s it fires on slow emulation, not on a
+# kernel that hangs)
+DEBUG_LAB_ARGS := --boot-timeout 600 --step-timeout 1800 --append rcupdate.rcu_cpu_stall_timeout=300
 
 .DEFAULT_GOAL := lab
 
@@ -30,6 +39,8 @@ override LAB_ARGS += $(if $(LSM),--selinux enforcing)
 # kvm_intel setting, about 40 s of CPU (README "The VMX lane")
 VMX ?= 1
 override LAB_ARGS += $(if $(filter 1,$(VMX)),--vmx)
+
+override LAB_ARGS += $(if $(LAB_DEBUG),$(DEBUG_LAB_ARGS))
 
 # --- prerequisites ----------------------------------------------------------
 # jq and xmllint let the tests check report.json and junit.xml; secilc
@@ -71,7 +82,7 @@ deps:
 
 # --- the lab -----------------------------------------------------------------
 .PHONY: lab build check
-build: harness kernel images
+build: harness $(LAB_KERNEL) images
 
 # SLURM=1: the plan as SHARDS shards of a Slurm job array, merged by a job
 # that depends on them (harness/runner/slurm-lab.sh; needs a cluster)
@@ -79,9 +90,9 @@ SHARDS ?= 2
 lab: deps
 	@$(MAKE) --no-print-directory build
 ifeq ($(SLURM),1)
-	@SHARDS=$(SHARDS) TUNLAB=$(HARNESS_RUNNER) harness/runner/slurm-lab.sh results $(LAB_ARGS) $(SCENARIOS)
+	@SHARDS=$(SHARDS) TUNLAB=$(HARNESS_RUNNER) harness/runner/slurm-lab.sh results --kernel $(LAB_KERNEL) --initrd $(IMAGE_L1) $(LAB_ARGS) $(SCENARIOS)
 else
-	@$(HARNESS_RUNNER) $(LAB_ARGS) $(SCENARIOS)
+	@$(HARNESS_RUNNER) --kernel $(LAB_KERNEL) --initrd $(IMAGE_L1) $(LAB_ARGS) $(SCENARIOS)
 endif
 
 # validate the scenario files without booting anything

@@ -4,9 +4,22 @@
 # $(KERNEL_BZIMAGE) untouched when nothing changed.
 
 KERNEL_BZIMAGE := $(BUILD)/kernel/bzImage
+KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config))
 
-.PHONY: kernel
+# The debug lane's kernel: the same tree and fragments plus debug.extra
+# (KASAN, lockdep, UBSAN, kmemleak, ...), objects in a folder of their own
+# so switching lanes does not rebuild the other one.
+KERNEL_DEBUG_BZIMAGE := $(BUILD)/kernel-debug/bzImage
+# the kernel L1 boots: the debug one with DEBUG=1 (Makefile)
+LAB_KERNEL := $(if $(LAB_DEBUG),$(KERNEL_DEBUG_BZIMAGE),$(KERNEL_BZIMAGE))
+
+.PHONY: kernel kernel-debug
 kernel: $(KERNEL_BZIMAGE)
+kernel-debug: $(KERNEL_DEBUG_BZIMAGE)
 
 $(KERNEL_BZIMAGE): FORCE
 	@kernel/build.sh $@
+
+$(KERNEL_DEBUG_BZIMAGE): FORCE
+	@KERNEL_CONFIGS="$(KERNEL_FRAGMENTS) kernel/config/debug.extra" \
+		KERNEL_OBJ_DIR=$(BUILD)/kernel/obj-debug kernel/build.sh $@
