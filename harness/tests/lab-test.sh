@@ -303,6 +303,48 @@ SCN
 		{ jq -r '.scenarios[] | "    # \(.result): \(.steps[0].message)"' "$results/latest/report.json"; return 1; }
 }
 
+# a report with what differs between two runs of the same plan taken out:
+# times, run ids and per-boot counters (pids, decision sequence numbers,
+# namespace ids)
+normalized() {
+	case $1 in
+	*.json) jq -S 'del(.run.id, .run.duration_ms) |
+		walk(if type == "object" then del(.duration_ms) else . end)' "$1" ;;
+	*) cat "$1" ;;
+	esac | sed -E 's/ *[0-9]+(\.[0-9]+)? ?m?s\b/ T/g; s/time="[0-9.]+"/time=T/g;
+		s/(seq|pid|netns)=[0-9]+/\1=N/g; s/run [0-9]{8}-[0-9]{6}(-[0-9]+)?/run ID/'
+}
+
+shards_under_slurm_merge_into_the_unsharded_report() {
+	# a one-node Slurm cluster started on this machine (munged, slurmctld,
+	# slurmd on localhost, stopped afterwards) runs the plan as two shards
+	# in a job array and the merge as a job that depends on them; the
+	# merged report says what the unsharded run of the same plan says
+	local set=(--no-ktap host-scenarios/persist host-scenarios/create)
+	local cl=$results/slurm-cluster sharded=$results/sharded one f status=0
+	run 0 "${set[@]}" || return 1
+	one=$(readlink -f "$results/latest")
+	harness/tests/slurm-cluster.sh start "$cl" >/dev/null || return 1
+	SLURM_CONF=$cl/slurm.conf TUNLAB=$runner harness/runner/slurm-lab.sh "$sharded" "${set[@]}" \
+		> "$results/slurm.out" 2>&1 || status=$?
+	harness/tests/slurm-cluster.sh stop "$cl" >/dev/null
+	if [ "$status" != 0 ]; then
+		tail -15 "$results/slurm.out" | sed 's/^/    # /'
+		echo "    # slurm-lab.sh: exit status $status"
+		return 1
+	fi
+	for f in 1 2; do
+		jq -e --arg s "$f/2" '.run.shard == $s and (.scenarios | length) > 0' \
+			"$sharded/shard-$f/latest/report.json" >/dev/null ||
+			{ echo "    # shard $f/2 ran no share of the plan"; return 1; }
+	done
+	for f in summary.txt report.ktap junit.xml report.json; do
+		diff <(normalized "$one/$f") <(normalized "$sharded/latest/$f") > "$results/merge.diff" ||
+			{ echo "    # merged $f differs from the unsharded run's:"; head -8 "$results/merge.diff" |
+			  sed 's/^/    # /'; return 1; }
+	done
+}
+
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 for t in "${tests[@]}"; do
