@@ -46,7 +46,11 @@
 	X(test_lines_are_split_across_reads_without_cr)		\
 	X(test_caps_keep_only_what_is_asked)				\
 	X(test_timed_out_test_leaves_no_process_behind)			\
-	X(test_isolated_test_status_is_its_return_value)
+	X(test_isolated_test_status_is_its_return_value)			\
+	X(test_tgmodel_canonical_form_orders_ops_and_fields)		\
+	X(test_tgmodel_refuses_with_line_and_reason)			\
+	X(test_tgmodel_limits_and_one_past_them)			\
+	X(test_tgmodel_first_matching_rule_decides)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },
