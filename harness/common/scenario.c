@@ -8,6 +8,7 @@
  */
 #include "scenario.h"
 #include "errnames.h"
+#include "safetext.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -45,19 +46,19 @@ static void diag(struct parser *p, int col, const char *fmt, ...)
 	struct scn_diag *e;
 	struct sbuf sb = { 0 };
 	va_list ap;
-	char tmp[512];
 
 	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	sbuf_vprintf(&sb, fmt, ap);
 	va_end(ap);
-	sbuf_puts(&sb, tmp);
 
 	d->v = xrealloc(d->v, sizeof(*d->v) * (size_t)(d->n + 1));
 	e = &d->v[d->n++];
 	e->file = xstrdup(p->path);
 	e->line = p->line;
 	e->col = col;
-	e->msg = sb.buf;
+	/* the file's own bytes are quoted: never raw, never a whole long line */
+	e->msg = safe_line(sb.buf);
+	sbuf_free(&sb);
 	p->errors++;
 }
 
@@ -1210,11 +1211,16 @@ static void step_add_handles(struct scenario *s, const struct scn_step *st,
 static void step_store(struct scenario *s, struct scn_step *st, const struct token *t, int n,
 		       int argstart, int arrow)
 {
+	char *raw;
+
 	st->argc = arrow - argstart;
 	st->argv = xcalloc((size_t)st->argc + 1, sizeof(char *));
 	for (int k = 0; k < st->argc; k++)
 		st->argv[k] = tok_dup(&t[argstart + k]);
-	st->text = xstrndup(t[0].s, (size_t)(t[n - 1].s + t[n - 1].len - t[0].s));
+	/* for reports and the terminal: the step as written, safe to echo */
+	raw = xstrndup(t[0].s, (size_t)(t[n - 1].s + t[n - 1].len - t[0].s));
+	st->text = safe_line(raw);
+	free(raw);
 	s->steps = xrealloc(s->steps, sizeof(*s->steps) * (size_t)(s->nsteps + 1));
 	s->steps[s->nsteps++] = *st;
 }
@@ -1306,6 +1312,7 @@ static void parse_directive_scenario(struct parser *p, const struct token *t, in
 	struct scn_file *f = p->file;
 	struct scenario *s;
 	const char *from, *to;
+	char *raw;
 
 	finish_scenario(p);
 	if (n < 2) {
@@ -1321,7 +1328,9 @@ static void parse_directive_scenario(struct parser *p, const struct token *t, in
 	s->file = xstrdup(p->path);
 	s->line = p->line;
 	s->index = f->nscenarios++;
-	s->title = xstrndup(from, (size_t)(to - from));
+	raw = xstrndup(from, (size_t)(to - from));
+	s->title = safe_line(raw);
+	free(raw);
 	p->cur = s;
 	p->errors_at_scenario = p->errors;
 }

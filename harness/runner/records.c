@@ -7,10 +7,14 @@
 #include "boot.h"
 #include "qemu.h"
 #include "common/proto.h"
+#include "common/safetext.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* what a step's message or a scenario's reason keeps, safe to print */
+#define STEP_MSG_MAX 8192
 
 void say(const char *fmt, ...)
 {
@@ -38,7 +42,7 @@ static void note_kernel_report(struct boot *b, const char *where,
 	if (!r->crash_kind) {
 		r->crash_kind = xasprintf("%s on %s console, line %d", cs->kind,
 					  where, cs->line_no);
-		r->crash_excerpt = xstrdup(cs->excerpt.buf ? cs->excerpt.buf : "");
+		r->crash_excerpt = safe_lines(cs->excerpt.buf ? cs->excerpt.buf : "", STEP_MSG_MAX);
 	}
 	if (idx >= 0) {
 		char *why = xasprintf("kernel %s on the %s console (see report)",
@@ -98,7 +102,7 @@ void end_scenario(struct boot *b, int idx, enum tl_result res, double ms,
 	if (sr->result == TL_NOTRUN) {
 		sr->result = res;
 		free(sr->reason);
-		sr->reason = reason && *reason ? xstrdup(reason) : NULL;
+		sr->reason = reason && *reason ? safe_lines(reason, STEP_MSG_MAX) : NULL;
 	}
 	sr->ms = ms;
 	b->inflight = -1;
@@ -171,7 +175,8 @@ static bool record_step(struct boot *b, char **f, int n)
 	st->result = tl_result_from_name(f[3]);
 	st->ms = atof(f[4]);
 	free(st->msg);
-	st->msg = xstrdup(f[5]);
+	/* QEMU's, libvirt's and the guests' words: never raw into a report */
+	st->msg = safe_lines(f[5], STEP_MSG_MAX);
 	free(st->decisions);
 	st->decisions = n > 6 && strcmp(f[6], "-") ? xstrdup(f[6]) : NULL;
 	print_step(sr->sc, step, st);
@@ -222,7 +227,7 @@ static bool record_ktap(struct boot *b, char **f, int n)
 
 	(void)n;
 	su->lines = xrealloc(su->lines, sizeof(char *) * (size_t)(su->nlines + 1));
-	su->lines[su->nlines++] = xstrdup(f[2]);
+	su->lines[su->nlines++] = safe_line(f[2]);
 	return true;
 }
 

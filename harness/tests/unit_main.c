@@ -50,7 +50,11 @@
 	X(test_tgmodel_canonical_form_orders_ops_and_fields)		\
 	X(test_tgmodel_refuses_with_line_and_reason)			\
 	X(test_tgmodel_limits_and_one_past_them)			\
-	X(test_tgmodel_first_matching_rule_decides)
+	X(test_tgmodel_first_matching_rule_decides)			\
+	X(test_safe_line_escapes_what_is_not_printable_ascii)		\
+	X(test_safe_line_cuts_long_words_and_long_lines)		\
+	X(test_parser_errors_quote_user_bytes_safely)			\
+	X(test_reports_stay_valid_with_bytes_outside_ascii)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },

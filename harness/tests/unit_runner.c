@@ -513,7 +513,7 @@ void test_machine_reports_escape_what_they_quote(void)
 	r.s[1].result = TL_PASS;
 	x = report_junit_text(&r);
 	j = report_json_text(&r);
-	CHECK_CONTAINS(x, "<failure message=\"step 1 (line 3): as root create tap lab0 =&gt; ok\" type=\"fail\">a &lt;b&gt; &amp; &quot;c&quot;\nd\\</failure>");
+	CHECK_CONTAINS(x, "<failure message=\"step 1 (line 3): as root create tap lab0 =&gt; ok\" type=\"fail\">a &lt;b&gt; &amp; &quot;c&quot;\n\\x01d\\</failure>");
 	CHECK_CONTAINS(x, "tests=\"2\" failures=\"1\"");
 	CHECK_CONTAINS(j, "\"message\": \"a <b> & \\\"c\\\"\\n\\u0001d\\\\\"");
 	CHECK_CONTAINS(j, "\"schema\": \"tunlab-report/1\"");

@@ -26,6 +26,9 @@ static void json_str(struct sbuf *sb, const char *s)
 			sbuf_puts(sb, "\\t");
 		else if (c < 0x20)
 			sbuf_printf(sb, "\\u%04x", c);
+		else if (c >= 0x7f)
+			/* not UTF-8 we vouch for: the byte's value, as safetext shows it */
+			sbuf_printf(sb, "\\\\x%02x", c);
 		else
 			sbuf_add(sb, s, 1);
 	}

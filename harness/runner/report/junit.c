@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* XML 1.0 text: escape markup, drop control characters it cannot carry. */
+/*
+ * XML 1.0 text: escape markup; a byte XML cannot carry (a control
+ * character) or that may not be UTF-8 is shown as \xNN, as safetext does.
+ */
 static void xml_text(struct sbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
@@ -21,8 +24,10 @@ static void xml_text(struct sbuf *sb, const char *s)
 		case '"': sbuf_puts(sb, "&quot;"); break;
 		case '\'': sbuf_puts(sb, "&apos;"); break;
 		default:
-			if (c >= 0x20 || c == '\t' || c == '\n')
+			if ((c >= 0x20 && c < 0x7f) || c == '\t' || c == '\n')
 				sbuf_add(sb, s, 1);
+			else
+				sbuf_printf(sb, "\\x%02x", c);
 		}
 	}
 }
