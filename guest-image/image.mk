@@ -24,10 +24,11 @@ $(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) \
 IMAGE_L1_LIBVIRT := $(IMAGE_DIR)/l1-libvirt.cpio
 
 $(IMAGE_L1_LIBVIRT): guest-image/build-l1-libvirt.sh guest-image/l1/libvirt-qemu.conf \
-		guest-image/lib.sh $(IMAGE_L1) \
+		guest-image/lib.sh $(IMAGE_L1) $(HARNESS_VIRT) \
 		/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/libvirt_driver_qemu.so
 	@echo "image: L1 libvirt layer"
-	@guest-image/build-l1-libvirt.sh $@ $(IMAGE_DIR)/l1-libvirt.root $(IMAGE_DIR)/l1.root
+	@guest-image/build-l1-libvirt.sh $@ $(IMAGE_DIR)/l1-libvirt.root $(IMAGE_DIR)/l1.root \
+		$(HARNESS_VIRT)
 
 .PHONY: images
 images: $(IMAGE_L1) $(IMAGE_L1_LIBVIRT)

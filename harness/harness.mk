@@ -63,13 +63,23 @@ $(HARNESS_DIR)/l1/ktap/$(1): $(call harness_objs,static,$(wildcard harness/l1-pr
 endef
 $(foreach d,$(sort $(HARNESS_KTAP_NAMES)),$(eval $(call HARNESS_KTAP_RULE,$(d))))
 
+# L1: the libvirt launcher, linked against libvirt and libxml2 (no static
+# libvirt exists: it goes into L1's libvirt layer with libvirt itself)
+HARNESS_VIRT := $(HARNESS_DIR)/l1/tunlab-virt
+HARNESS_VIRT_LIBS := libvirt libxml-2.0
+
+$(HARNESS_VIRT): $(wildcard harness/executor/libvirt/*.c)
+	@mkdir -p $(dir $@)
+	$(HARNESS_CC) $(HARNESS_CFLAGS) $$(pkg-config --cflags $(HARNESS_VIRT_LIBS)) -o $@ $(filter %.c,$^) \
+		$$(pkg-config --libs $(HARNESS_VIRT_LIBS)) -pthread
+
 $(HARNESS_UNIT): $(call harness_objs,dyn,$(HARNESS_UNIT_SRCS)) $(HARNESS_DIR)/dyn/libcommon.a
 	$(HARNESS_CC) -pthread -o $@ $^ -ljson-c
 
 -include $(shell find $(HARNESS_DIR) -name '*.d' 2>/dev/null)
 
 .PHONY: harness unit-test check-layout
-harness: $(HARNESS_RUNNER) $(HARNESS_EXEC) $(HARNESS_KTAP)
+harness: $(HARNESS_RUNNER) $(HARNESS_EXEC) $(HARNESS_KTAP) $(HARNESS_VIRT)
 
 # includes go one way (harness/README.md)
 check-layout:

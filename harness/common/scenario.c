@@ -599,21 +599,31 @@ static void check_boot_fd(struct parser *p, const struct token *v)
 	check_handle(p, &h);
 }
 
-/* One option of l2 boot; true when it names the guest's tap. */
-static bool check_boot_option(struct parser *p, const struct token *a)
+/*
+ * One option of l2 boot; the guest's tap options (net=, fd=, tap=) are
+ * kept in @tap for check_l2_boot() to hold against the launcher.
+ */
+static void check_boot_option(struct parser *p, const struct token *a, const struct token **tap,
+			      bool *libvirt)
 {
 	struct token v;
 
-	if (kv(a, "net", &v)) {
+	if (kv(a, "net", &v) || kv(a, "tap", &v)) {
 		if (!valid_ifname(&v))
 			diag(p, v.col, "l2 boot: bad tap name '%.*s'", (int)v.len, v.s);
-		return true;
-	}
-	if (kv(a, "fd", &v)) {
+		if (*tap)
+			diag(p, a->col, "l2 boot: one of net=, tap= or fd= names the guest's tap, not two");
+		*tap = a;
+	} else if (kv(a, "fd", &v)) {
 		check_boot_fd(p, &v);
-		return true;
-	}
-	if (kv(a, "vhost", &v)) {
+		if (*tap)
+			diag(p, a->col, "l2 boot: one of net=, tap= or fd= names the guest's tap, not two");
+		*tap = a;
+	} else if (kv(a, "launcher", &v)) {
+		*libvirt = v.len == 7 && !memcmp(v.s, "libvirt", 7);
+		if (!*libvirt && !(v.len == 4 && !memcmp(v.s, "qemu", 4)))
+			diag(p, v.col, "l2 boot: launcher must be 'qemu' or 'libvirt'");
+	} else if (kv(a, "vhost", &v)) {
 		if (!on_off(&v))
 			diag(p, v.col, "l2 boot: vhost must be 'on' or 'off'");
 	} else if (kv(a, "ip", &v)) {
@@ -622,16 +632,21 @@ static bool check_boot_option(struct parser *p, const struct token *a)
 			     (int)v.len, v.s);
 	} else {
 		diag(p, a->col,
-		     "l2 boot: unknown option '%.*s': expected net=TAP, fd=PROCESS:HANDLE, vhost=on|off or ip=A.B.C.D/PREFIX",
+		     "l2 boot: unknown option '%.*s': expected net=TAP, tap=NAME, fd=PROCESS:HANDLE, launcher=qemu|libvirt, vhost=on|off or ip=A.B.C.D/PREFIX",
 		     (int)a->len, a->s);
 	}
-	return false;
 }
 
+/*
+ * QEMU started by the executor takes an existing tap (net=) or a
+ * descriptor (fd=); libvirt opens an existing tap (net=, managed='no') or
+ * creates one (tap=), and hands QEMU the descriptor itself.
+ */
 static void check_l2_boot(struct parser *p, enum scn_action act,
 			  const struct token *a, int n, int end_col)
 {
-	bool have_net = false;
+	const struct token *tap = NULL;
+	bool libvirt = false;
 
 	(void)act;
 	if (n < 1 || !valid_guest_name(&a[0])) {
@@ -640,9 +655,14 @@ static void check_l2_boot(struct parser *p, enum scn_action act,
 		return;
 	}
 	for (int i = 1; i < n; i++)
-		have_net |= check_boot_option(p, &a[i]);
-	if (!have_net)
-		diag(p, end_col, "l2 boot: missing net=TAP or fd=PROCESS:HANDLE");
+		check_boot_option(p, &a[i], &tap, &libvirt);
+	if (!tap)
+		diag(p, end_col, libvirt ? "l2 boot: missing net=TAP (an existing tap) or tap=NAME (libvirt creates it)" :
+			      "l2 boot: missing net=TAP or fd=PROCESS:HANDLE");
+	else if (libvirt && !strncmp(tap->s, "fd=", 3))
+		diag(p, tap->col, "l2 boot: launcher=libvirt opens the tap itself: net=TAP or tap=NAME, not fd=");
+	else if (!libvirt && !strncmp(tap->s, "tap=", 4))
+		diag(p, tap->col, "l2 boot: tap=NAME is for launcher=libvirt (libvirt creates the tap); QEMU takes net=TAP");
 }
 
 static void check_l2_ping(struct parser *p, enum scn_action act,

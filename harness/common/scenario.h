@@ -20,7 +20,7 @@ enum scn_action {
 	SCN_DELETE,	/* delete tun|tap NAME: clear persist on the device */
 	SCN_LINK,	/* link NAME: the link exists (ENODEV if not) */
 	SCN_IP,		/* ip ARGS...: iproute2 */
-	SCN_L2_BOOT,	/* l2 boot VM net=TAP [vhost=on|off] [ip=A/P] */
+	SCN_L2_BOOT,	/* l2 boot VM net=TAP|fd=P:H|tap=NAME [launcher=qemu|libvirt] [vhost=on|off] [ip=A/P] */
 	SCN_L2_PING,	/* l2 ping VM ADDR [count=N] */
 	SCN_L2_STOP,	/* l2 stop VM */
 	SCN_CLOSE,	/* close H: a descriptor a named process keeps */

@@ -37,7 +37,8 @@ struct outcome {
  */
 struct guest {
 	char name[16];
-	pid_t pid;		/* its QEMU */
+	pid_t pid;		/* its QEMU, or the libvirt launcher that started it */
+	pid_t qemu;		/* its QEMU */
 	int ctl;		/* control socket to the guest's agent */
 	char dir[64];
 	bool used;

@@ -29,8 +29,12 @@
 #define L2_READY_TIMEOUT_S 90
 #define L2_STOP_TIMEOUT_S 20
 #define L2_DEFAULT_IP "169.254.0.2/16"
+#define VIRT_PATH "/usr/bin/tunlab-virt"
+/* libvirt's cache of QEMU's capabilities, one per uid the launcher runs as */
+#define VIRT_CACHE RUN_DIR "/libvirt-cache"
 
-static const char *const guest_files[] = { "console.log", "qemu.stderr", "ctl.sock" };
+static const char *const guest_files[] = { "console.log", "qemu.stderr", "ctl.sock",
+					   "libvirt.stderr" };
 
 static struct guest *guest_find(struct exec_ctx *x, const char *name)
 {
@@ -354,8 +358,129 @@ static int guest_start(struct guest *guest, const struct scn_step *st, int tapfd
 		oc->broken = true;
 		return -1;
 	}
+	guest->qemu = guest->pid;
 	guest->used = true;
 	return 0;
+}
+
+/* tunlab-virt's arguments: the guest of l2_argv(), as a libvirt domain. */
+static char **virt_argv(const struct scn_step *st, const char *dir, const char *cache)
+{
+	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
+	const char *premade = scn_arg(st, "net");
+	struct argv_builder b = { 0 };
+
+	argv_add(&b, VIRT_PATH);
+	argv_add(&b, "--root");
+	argv_addf(&b, xasprintf("%s/libvirt", dir));
+	argv_add(&b, "--cache");
+	argv_add(&b, cache);
+	argv_add(&b, "--name");
+	argv_add(&b, st->argv[0]);
+	argv_add(&b, "--kernel");
+	argv_add(&b, LAB_DIR "/bzImage");
+	argv_add(&b, "--initrd");
+	argv_add(&b, LAB_DIR "/l2.cpio");
+	argv_add(&b, "--bios");
+	argv_add(&b, "/usr/share/qemu/qboot.rom");
+	argv_add(&b, "--cpu");
+	argv_addf(&b, l2_cpu());
+	argv_add(&b, "--append");
+	argv_addf(&b, xasprintf("console=ttyS0 panic=-1 loglevel=5 tunlab.ip=%s",
+				ip ? ip : L2_DEFAULT_IP));
+	argv_add(&b, "--console");
+	argv_addf(&b, xasprintf("%s/console.log", dir));
+	argv_add(&b, "--ctl");
+	argv_addf(&b, xasprintf("%s/ctl.sock", dir));
+	argv_add(&b, "--mac");
+	argv_add(&b, guest_mac(st->argv[0]));
+	argv_add(&b, "--vhost");
+	argv_add(&b, vhost ? vhost : "on");
+	argv_add(&b, "--tap");
+	argv_add(&b, premade ? premade : scn_arg(st, "tap"));
+	if (premade)
+		argv_add(&b, "--premade");
+	return b.v;
+}
+
+/* The launcher's capability cache: one per uid, made by root, owned by it. */
+static char *virt_cache(const struct scn_actor *actor, struct outcome *oc)
+{
+	uid_t uid = actor->root ? 0 : actor->uid;
+	char *dir = xasprintf(VIRT_CACHE ".%u", (unsigned int)uid);
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		outcome_set(oc, errno, "mkdir %s", dir);
+	} else if (uid && chown(dir, uid, actor->gid) < 0) {
+		outcome_set(oc, errno, "chown %s", dir);
+	} else {
+		return dir;
+	}
+	oc->broken = true;
+	free(dir);
+	return NULL;
+}
+
+/*
+ * launcher=libvirt: tunlab-virt starts the guest through libvirt, as the
+ * step's actor, and says on its first line how that went: "started
+ * qemu=PID tap=NAME", or "error errno=N code=C MESSAGE" with libvirt's
+ * message, which the step reports as libvirt gave it.
+ */
+static int guest_start_libvirt(struct guest *guest, const struct scn_step *st,
+			       double deadline, struct outcome *oc)
+{
+	char *errlog = xasprintf("%s/libvirt.stderr", guest->dir);
+	char *cache = virt_cache(&st->actor, oc), **argv, line[1024];
+	int out = -1, n, status, err, code, msg = 0;
+	long qemu;
+
+	if (!cache) {
+		free(errlog);
+		return -1;
+	}
+	argv = virt_argv(st, guest->dir, cache);
+	guest->pid = spawn(&(struct spawn){
+		.argv = argv, .path = VIRT_PATH, .out = SPAWN_PIPE, .err = SPAWN_FILE,
+		.err_file = errlog, .err_truncate = true, .die_with_parent = true,
+		.setup = become_actor_cb, .ctx = (void *)&st->actor,
+	}, &out);
+	argv_free(argv);
+	free(cache);
+	if (guest->pid < 0) {
+		outcome_set(oc, errno, "fork for l2 boot %s", guest->name);
+		oc->broken = true;
+		free(errlog);
+		return -1;
+	}
+	guest->used = true;
+	n = read_line(out, line, sizeof(line), deadline);
+	close(out);
+	if (n > 0 && sscanf(line, "started qemu=%ld", &qemu) == 1 && qemu > 0) {
+		guest->qemu = (pid_t)qemu;
+		free(errlog);
+		return 0;
+	}
+	/* no guest: the launcher ends by itself, or at once when it hangs */
+	if (n == -ETIMEDOUT)
+		kill(guest->pid, SIGKILL);
+	waitpid(guest->pid, &status, 0);
+	guest->pid = 0;
+	guest->used = false;
+	if (n > 0 && sscanf(line, "error errno=%d code=%d %n", &err, &code, &msg) == 2) {
+		outcome_set(oc, err ? err : -1, "l2 boot %s: libvirt did not start the guest",
+			    guest->name);
+		snprintf(oc->detail, sizeof(oc->detail), "libvirt: %s%s%s%s", line + msg,
+			 err ? " (" : "", err ? errno_name(err) ? errno_name(err) : "?" : "",
+			 err ? ")" : "");
+	} else {
+		read_tail(errlog, oc->detail, sizeof(oc->detail));
+		outcome_set(oc, n == -ETIMEDOUT ? ETIMEDOUT : -1,
+			    "l2 boot %s: tunlab-virt %s", guest->name,
+			    n == -ETIMEDOUT ? "did not answer in time" : "ended without a word");
+	}
+	free(errlog);
+	return -1;
 }
 
 enum guest_wait { GUEST_READY, GUEST_DIED, GUEST_TIMEOUT };
@@ -391,10 +516,15 @@ static enum guest_wait guest_wait_ready(struct guest *guest, double deadline, ch
 	return w;
 }
 
-/* QEMU ended before the guest was ready: its stderr says why. */
+/*
+ * QEMU ended before the guest was ready: its stderr says why (libvirt
+ * keeps a QEMU's stderr in its log, after the command line).
+ */
 static void guest_died(struct guest *guest, int status, struct outcome *oc)
 {
-	char *errlog = xasprintf("%s/qemu.stderr", guest->dir);
+	char *errlog = guest->qemu != guest->pid ?
+		xasprintf("%s/libvirt/log/qemu/%s.log", guest->dir, guest->name) :
+		xasprintf("%s/qemu.stderr", guest->dir);
 
 	guest->pid = 0;
 	read_tail(errlog, oc->detail, sizeof(oc->detail));
@@ -409,30 +539,37 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 		 struct outcome *oc)
 {
 	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
+	const char *launcher = scn_arg(st, "launcher");
+	bool libvirt = launcher && !strcmp(launcher, "libvirt");
 	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
 	struct guest *guest;
 	char line[256];
-	int tapfd, status = 0, started;
+	int tapfd = -1, status = 0, started;
 
 	memset(oc, 0, sizeof(*oc));
-	outcome_set(oc, 0, "l2 boot %s (qemu -accel kvm, tap %s, vhost=%s)", name,
-		    fdspec ? fdspec : scn_arg(st, "net"),
+	outcome_set(oc, 0, "l2 boot %s (%s, tap %s, vhost=%s)", name,
+		    libvirt ? "libvirt, qemu:///embed" : "qemu -accel kvm",
+		    fdspec ? fdspec : scn_arg(st, libvirt && !scn_arg(st, "net") ? "tap" : "net"),
 		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
 	guest = guest_slot(x, name, oc);
 	if (!guest || guest_dir(guest, &st->actor, oc) < 0 ||
 	    guest_tap_fd(x, sc, fdspec, oc, &tapfd) < 0)
 		return;
-	started = guest_start(guest, st, tapfd, oc);
-	if (tapfd >= 0)
-		close(tapfd);
+	if (libvirt) {
+		started = guest_start_libvirt(guest, st, deadline, oc);
+	} else {
+		started = guest_start(guest, st, tapfd, oc);
+		if (tapfd >= 0)
+			close(tapfd);
+	}
 	if (started < 0)
 		return;
 	switch (guest_wait_ready(guest, deadline, line, sizeof(line), &status)) {
 	case GUEST_READY:
 		snprintf(oc->detail, sizeof(oc->detail),
 			 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s", name,
-			 (now_ms() - t0) / 1000.0, line, count_eventfds(guest->pid),
-			 has_vhost_worker(guest->pid) ? "running" : "absent");
+			 (now_ms() - t0) / 1000.0, line, count_eventfds(guest->qemu),
+			 has_vhost_worker(guest->qemu) ? "running" : "absent");
 		break;
 	case GUEST_DIED:
 		guest_died(guest, status, oc);
@@ -493,7 +630,7 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		outcome_set(oc, ENODEV, "l2 ping: %s is not running", st->argv[0]);
 		return;
 	}
-	kvm_counters(guest->pid, &before);
+	kvm_counters(guest->qemu, &before);
 	cmd = xasprintf("ping %s %d\n", st->argv[1], cnt);
 	if (write(guest->ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
 		outcome_set(oc, errno, "l2 ping: write to %s's agent", guest->name);
@@ -519,7 +656,7 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		    strstr(line, "bad address") || strstr(line, "unreachable"))
 			sbuf_printf(&out, "%s%s", out.len ? "; " : "", line);
 	}
-	kvm_counters(guest->pid, &after);
+	kvm_counters(guest->qemu, &after);
 	guest_net_irqs(guest, &out);
 	/* what the traffic cost in exits: virtio kicks through ioeventfd and
 	 * MSI-X through irqfd never reach QEMU as io/mmio exits */
@@ -569,6 +706,9 @@ static int guest_stop(struct exec_ctx *x, struct guest *guest, char *why, size_t
 			break;
 		}
 		if (now_ms() > deadline) {
+			/* a launcher's QEMU is no child of ours: it goes first */
+			if (guest->qemu != guest->pid)
+				kill(guest->qemu, SIGKILL);
 			kill(guest->pid, SIGKILL);
 			waitpid(guest->pid, &status, 0);
 			guest->pid = 0;

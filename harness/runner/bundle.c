@@ -89,26 +89,48 @@ static int bundle(struct cpio_writer *w, const struct plan *plan, const int *idx
 	return 0;
 }
 
-int bundle_write_initrd(const char *base, const struct plan *plan, const int *idx, int n,
-			const char *path)
+bool bundle_needs_libvirt(const struct scenario *sc)
+{
+	for (int i = 0; i < sc->nsteps; i++) {
+		const char *launcher = sc->steps[i].action == SCN_L2_BOOT ?
+			scn_arg(&sc->steps[i], "launcher") : NULL;
+
+		if (launcher && !strcmp(launcher, "libvirt"))
+			return true;
+	}
+	return false;
+}
+
+/* the kernel unpacks concatenated archives; keep 4-byte alignment */
+static void append_archive(struct sbuf *all, const char *data, size_t len)
 {
 	static const char zeros[4];
+
+	sbuf_add(all, data, len);
+	if (all->len % 4)
+		sbuf_add(all, zeros, 4 - all->len % 4);
+}
+
+int bundle_write_initrd(const char *base, const char *layer, const struct plan *plan,
+			const int *idx, int n, const char *path)
+{
 	struct cpio_writer w = { 0 };
 	struct sbuf all = { 0 };
 	int ret = -1, err;
-	size_t len;
+	size_t len, layer_len = 0;
 	char *text = read_file(base, &len);
+	char *layer_text = text && layer ? read_file(layer, &layer_len) : NULL;
 
-	if (text && bundle(&w, plan, idx, n) == 0) {
-		/* the kernel unpacks concatenated archives; keep 4-byte alignment */
-		sbuf_add(&all, text, len);
-		if (all.len % 4)
-			sbuf_add(&all, zeros, 4 - all.len % 4);
+	if (text && (!layer || layer_text) && bundle(&w, plan, idx, n) == 0) {
+		append_archive(&all, text, len);
+		if (layer_text)
+			append_archive(&all, layer_text, layer_len);
 		sbuf_add(&all, w.out.buf, w.out.len);
 		ret = write_file(path, all.buf, all.len);
 	}
 	err = errno;
 	free(text);
+	free(layer_text);
 	sbuf_free(&w.out);
 	sbuf_free(&all);
 	errno = err;

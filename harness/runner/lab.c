@@ -33,16 +33,24 @@ void lab_interrupt(void)
 	interrupted = 1;
 }
 
-/* The initramfs for this boot: L1's, and the lane's scenarios still to run. */
+/*
+ * The initramfs for this boot: L1's, libvirt's layer when a scenario still
+ * to run uses it, and the lane's scenarios still to run.
+ */
 static int write_initrd(struct boot *b, const char *path)
 {
 	const struct lane *l = b->lane;
 	int *idx = xcalloc((size_t)b->r->n + 1, sizeof(int)), n = 0, ret;
+	bool libvirt = false;
 
-	for (int i = 0; i < b->r->n; i++)
-		if (l->lane_of[i] == l->lane && b->r->s[i].result == TL_NOTRUN)
-			idx[n++] = i;
-	ret = bundle_write_initrd(b->o->initrd, l->plan, idx, n, path);
+	for (int i = 0; i < b->r->n; i++) {
+		if (l->lane_of[i] != l->lane || b->r->s[i].result != TL_NOTRUN)
+			continue;
+		idx[n++] = i;
+		libvirt |= bundle_needs_libvirt(l->plan->scenarios[i]);
+	}
+	ret = bundle_write_initrd(b->o->initrd, libvirt ? b->o->libvirt_layer : NULL,
+				  l->plan, idx, n, path);
 	free(idx);
 	return ret;
 }

@@ -21,6 +21,7 @@ struct lab_opts {
 	const char *bios;
 	const char *kernel;
 	const char *initrd;
+	const char *libvirt_layer;	/* appended for the boots that use libvirt */
 	enum accel accel;
 	int mem_mb;
 	int cpus;

@@ -5,6 +5,7 @@
  * arrive, and writes results/<run-id>/. The exit status is a contract:
  * see usage() and README.md.
  */
+#include "bundle.h"
 #include "lab.h"
 #include "merge.h"
 #include "plan.h"
@@ -55,6 +56,8 @@ static void usage(FILE *out)
 	      "  --list               list the scenarios that would run\n"
 	      "  --kernel FILE        lab kernel (default build/kernel/bzImage)\n"
 	      "  --initrd FILE        L1 initramfs (default build/images/l1.cpio)\n"
+	      "  --libvirt-layer FILE libvirt's L1 layer, for scenarios with launcher=libvirt\n"
+	      "                       (default l1-libvirt.cpio beside the initramfs)\n"
 	      "  --results DIR        where run folders go (default results)\n"
 	      "  --timeout SEC        limit for the whole run (default 3600)\n"
 	      "  --step-timeout SEC   longest silence from L1 during a scenario (default 300)\n"
@@ -203,11 +206,15 @@ static void list_plan(const struct plan *s)
 	}
 }
 
+/* long options without a letter of their own */
+enum { OPT_LIBVIRT_LAYER = 256 };
+
 static const struct option longopts[] = {
 	{ "check", no_argument, NULL, 'c' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "kernel", required_argument, NULL, 'k' },
 	{ "initrd", required_argument, NULL, 'i' },
+	{ "libvirt-layer", required_argument, NULL, OPT_LIBVIRT_LAYER },
 	{ "results", required_argument, NULL, 'r' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "step-timeout", required_argument, NULL, 'S' },
@@ -335,6 +342,7 @@ static int take_option(struct opts *o, int c, const char *arg)
 	case 'l': o->list = true; break;
 	case 'k': l->kernel = arg; break;
 	case 'i': l->initrd = arg; break;
+	case OPT_LIBVIRT_LAYER: l->libvirt_layer = arg; break;
 	case 'r': o->results_root = arg; break;
 	case 'T': l->run_timeout_s = parse_int(arg, "--timeout", 1, 86400); break;
 	case 'S': l->step_timeout_s = parse_int(arg, "--step-timeout", 1, 86400); break;
@@ -419,6 +427,14 @@ static void finish_options(struct opts *o)
 	if (o->selinux)
 		sbuf_printf(&o->append, "%stunlab.selinux=%s", o->append.len ? " " : "", o->selinux);
 	o->lab.cmdline_extra = o->append.buf;
+	if (!o->lab.libvirt_layer) {
+		char *dir = xstrdup(o->lab.initrd), *slash = strrchr(dir, '/');
+
+		if (slash)
+			slash[1] = '\0';
+		o->lab.libvirt_layer = xasprintf("%sl1-libvirt.cpio", slash ? dir : "");
+		free(dir);
+	}
 }
 
 /* The plan of @paths, validated and narrowed by the options; an exit status or -1. */
@@ -499,6 +515,15 @@ static int run(struct opts *o, const struct plan *plan)
 		fprintf(stderr, "tunlab: %s: %s (build it with `make kernel images`)\n",
 			access(o->lab.kernel, R_OK) ? o->lab.kernel : o->lab.initrd,
 			strerror(errno));
+		return TL_EXIT_SETUP;
+	}
+	for (int i = 0; i < plan->n; i++) {
+		if (!bundle_needs_libvirt(plan->scenarios[i]) ||
+		    !access(o->lab.libvirt_layer, R_OK))
+			continue;
+		fprintf(stderr, "tunlab: %s:%d needs libvirt, and %s: %s (build it with `make images`)\n",
+			plan->scenarios[i]->file, plan->scenarios[i]->line,
+			o->lab.libvirt_layer, strerror(errno));
 		return TL_EXIT_SETUP;
 	}
 	if (choose_accel(o, &ac) < 0)
