@@ -4,10 +4,13 @@
 # initramfs for the nested guests, the harness's L1 programs, the SELinux
 # policy, and the init.
 # usage: guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
-# env:   TUNLAB_SELINUX_POLICY (default build/selinux/policy.33)
+# env:   TUNLAB_SELINUX_POLICY (default build/selinux/policy.33),
+#        TUNLAB_KSELFTEST (default build/kselftest)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/l1-shell.sh"
+. "$here/l1-kselftest.sh"
 
 out=${1:?usage: build-l1.sh OUT STAGING BZIMAGE L2_CPIO BINDIR}
 staging=${2:?}; bzimage=${3:?}; l2=${4:?}; bindir=${5:?}
@@ -31,5 +34,9 @@ for prog in "$bindir"/l1/ktap/*; do
 done
 # the SELinux policy init loads when the lane's lsm= starts SELinux
 copy_file "${TUNLAB_SELINUX_POLICY:-$here/../build/selinux/policy.33}" /etc/selinux/tunlab/policy.33
+# the kernel's own selftests, run by the scenarios in host-scenarios/kselftest
+install_kselftests "${TUNLAB_KSELFTEST:-$here/../build/kselftest}"
+# the profile and policies of the interactive shell (make shell)
+install_shell_tools
 install -m 0755 "$here/l1/init" "$root/init"
 pack_cpio "$out"

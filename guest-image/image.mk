@@ -12,7 +12,13 @@ $(IMAGE_L2): guest-image/build-l2.sh guest-image/l2/init $(IMAGE_COMMON)
 	@echo "image: L2 initramfs"
 	@guest-image/build-l2.sh $@ $(IMAGE_DIR)/l2.root
 
-$(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) \
+IMAGE_L1_SHELL := guest-image/l1-shell.sh guest-image/l1/shell/profile \
+	$(wildcard guest-image/l1/shell/policies/*.policy)
+# the kernel's selftests (kernel/selftests.mk), wherever BUILD puts them
+$(IMAGE_L1): export TUNLAB_KSELFTEST := $(abspath $(KSELFTEST_DIR))
+
+$(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) $(IMAGE_L1_SHELL) \
+		guest-image/l1-kselftest.sh $(KSELFTEST_STAMP) \
 		$(IMAGE_L2) $(KERNEL_BZIMAGE) $(HARNESS_L1_BINS) \
 		/usr/bin/qemu-system-x86_64 /usr/sbin/ip
 	@echo "image: L1 initramfs"

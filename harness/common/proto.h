@@ -11,6 +11,8 @@
  *                                               ("-": not checked)
  *   end     IDX RESULT MS REASON                scenario finished
  *   log     IDX SOURCE LINE                     a line of an L2 console
+ *   out     IDX STEP LINE                       a line run step STEP's program
+ *                                               wrote ("- -": tunlab run's)
  *   ktap    SOURCE LINE                         a KTAP line of suite SOURCE
  *   suite   SOURCE STATUS MS                    suite SOURCE ended (-1: no status)
  *   done                                        the whole plan ran

@@ -499,6 +499,15 @@ static void check_probe(struct parser *p, enum scn_action act,
 			     (int)a[i].len, a[i].s);
 }
 
+static void check_run(struct parser *p, enum scn_action act,
+		      const struct token *a, int n, int end_col)
+{
+	(void)act;
+	(void)a;
+	if (n < 1)
+		diag(p, end_col, "run: expected a program and its arguments, e.g. 'run /usr/lib/tunlab/kselftest/net/tun'");
+}
+
 static void check_close(struct parser *p, enum scn_action act,
 			const struct token *a, int n, int end_col)
 {
@@ -733,6 +742,7 @@ static const struct action_spec {
 	[SCN_TG_POLICY] = { "tunguard policy", check_tg_policy, ACT_FRESH },
 	[SCN_TG_MODE] = { "tunguard mode", check_tg_mode, ACT_FRESH },
 	[SCN_PROBE] = { "probe", check_probe, ACT_FRESH },
+	[SCN_RUN] = { "run", check_run, ACT_FRESH },
 };
 
 /* Group words: an action of theirs needs a second word. */
@@ -1107,26 +1117,59 @@ static void parse_avcs(struct parser *p, struct scn_step *st, struct token *t, i
 }
 
 /*
- * What follows the expectation: a decision clause, an avc clause, both
- * (in either order), or nothing. Each clause runs to the next one.
+ * not-ok NAME...: the tests of a run step's TAP output that must end "not
+ * ok", and no other (the program's own names, e.g. tun.reattach_close_delete).
+ */
+static void parse_not_ok(struct parser *p, struct scn_step *st, const struct token *clause,
+			 struct token *t, int n)
+{
+	if (st->action != SCN_RUN) {
+		diag(p, clause->col, "not-ok: only a run step has TAP tests to name");
+		return;
+	}
+	if (st->nnot_ok || n == 0) {
+		diag(p, n ? clause->col : clause->col + 6,
+		     n ? "not-ok: given twice in one step" : "not-ok: expected the names of the tests that must fail");
+		return;
+	}
+	if (st->expect != SCN_EXPECT_FAIL)
+		diag(p, clause->col, "not-ok: failing tests make the step '=> fail'");
+	st->not_ok = xcalloc((size_t)n, sizeof(char *));
+	for (int k = 0; k < n; k++)
+		st->not_ok[st->nnot_ok++] = tok_dup(&t[k]);
+}
+
+static bool clause_word(const struct token *t)
+{
+	return tok_is(t, "avc") || tok_is(t, "decision") || tok_is(t, "not-ok");
+}
+
+/*
+ * What follows the expectation: a decision clause, an avc clause, a
+ * not-ok clause (run steps), in any order, or nothing. Each clause runs to
+ * the next one.
  */
 static void step_clauses(struct parser *p, struct scn_step *st, struct token *t, int n)
 {
 	for (int i = 0, end; i < n; i = end) {
 		bool avc = tok_is(&t[i], "avc");
 
-		if (!avc && !tok_is(&t[i], "decision")) {
-			diag(p, t[i].col, "unexpected '%.*s' after the expectation: expected 'decision ...', 'avc ...' or the end of the step",
+		if (!clause_word(&t[i])) {
+			diag(p, t[i].col, "unexpected '%.*s' after the expectation: expected 'decision ...', 'avc ...', 'not-ok ...' or the end of the step",
 			     (int)t[i].len, t[i].s);
 			return;
+		}
+		for (end = i + 1; end < n; end++)
+			if (clause_word(&t[end]))
+				break;
+		if (tok_is(&t[i], "not-ok")) {
+			parse_not_ok(p, st, &t[i], &t[i + 1], end - i - 1);
+			continue;
 		}
 		if (avc ? st->check_avcs : st->check_decisions) {
 			diag(p, t[i].col, "%s: given twice in one step", avc ? "avc" : "decision");
 			return;
 		}
-		for (end = i + 1; end < n; end++)
-			if (tok_is(&t[end], "avc") || tok_is(&t[end], "decision"))
-				break;
 		if (avc)
 			parse_avcs(p, st, &t[i + 1], end - i - 1, t[i].col + 3);
 		else
@@ -1270,6 +1313,9 @@ static void decisions_free(struct scn_step *st)
 		free(a->verdict);
 	}
 	free(st->avcs);
+	for (int k = 0; k < st->nnot_ok; k++)
+		free(st->not_ok[k]);
+	free(st->not_ok);
 }
 
 /* [as ACTOR [ctx=CONTEXT]] ACTION ARGS... => EXPECT [decision ...] [avc ...] */

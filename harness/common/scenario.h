@@ -30,6 +30,7 @@ enum scn_action {
 	SCN_TG_POLICY,	/* tunguard policy RULE [; RULE...]: replace the policy */
 	SCN_TG_MODE,	/* tunguard mode enforce|permissive|off */
 	SCN_PROBE,	/* probe ioeventfd|irqfd|realmode: a KVM probe in L1 */
+	SCN_RUN,	/* run PROGRAM ARGS...: any program in L1, as the step's actor */
 };
 
 enum scn_expect_kind {
@@ -93,6 +94,8 @@ struct scn_step {
 	bool check_avcs;	/* an avc clause was given */
 	int navcs;		/* 0 with check_avcs: "avc none" */
 	struct scn_avc *avcs;
+	int nnot_ok;		/* run: the TAP tests that must fail, and only they */
+	char **not_ok;
 };
 
 /* Optional features a scenario needs; missing ones make it a SKIP. */

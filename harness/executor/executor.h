@@ -29,6 +29,8 @@ struct outcome {
 	bool broken;		/* the lab itself failed (fork, exec, ...) */
 	char what[256];		/* what was attempted, e.g. ioctl(TUNSETIFF, lab0) */
 	char detail[1024];	/* output worth showing: stderr, ping summary */
+	bool skipped;		/* the program said it cannot run here (KSFT_SKIP) */
+	char not_ok[512];	/* run: the TAP tests it reported not ok, "a, b" */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include "guests.h"
 #include "net.h"
 #include "outcome.h"
+#include "run.h"
 #include "selinux.h"
 #include "tunguard.h"
 #include "common/proto.h"
@@ -36,6 +37,9 @@ static void act(struct exec_ctx *x, const struct scenario *sc, int step, struct 
 	case SCN_L2_STOP:
 		act_l2_stop(x, st, oc);
 		break;
+	case SCN_RUN:
+		act_run(x, st, step, oc);
+		break;
 	default:
 		act_in_process(x, sc, step, oc);
 		break;
@@ -58,6 +62,10 @@ static enum tl_result run_step(struct exec_ctx *x, const struct scenario *sc, in
 	if (st->check_avcs && se_step_begin(x->selinux, msg) < 0)
 		return TL_ERROR;
 	act(x, sc, step, &oc);
+	if (oc.skipped) {
+		sbuf_puts(msg, oc.detail);
+		return TL_SKIP;
+	}
 	ok = !oc.broken && outcome_met(st, &oc);
 	outcome_describe(st, &oc, ok, msg);
 	if (st->check_decisions) {
@@ -175,6 +183,9 @@ static enum tl_result run_scenario_steps(struct exec_ctx *x, const struct scenar
 		sbuf_puts(&msg, "");
 		worst = run_step(x, sc, i, &msg);
 		emit_step(x, i, tl_result_name(worst), now_ms() - ts, msg.buf);
+		/* a step that cannot run here skips the scenario, saying why */
+		if (worst == TL_SKIP)
+			sbuf_printf(why, "step %d: %s", i + 1, msg.buf);
 		sbuf_free(&msg);
 	}
 	return worst;

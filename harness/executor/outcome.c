@@ -17,8 +17,29 @@ void outcome_set(struct outcome *oc, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The run step's failing TAP tests are exactly the ones it names. */
+static bool not_ok_met(const struct scn_step *st, const struct outcome *oc)
+{
+	int seen = 0;
+
+	for (const char *p = oc->not_ok; *p; seen++) {
+		size_t len = strcspn(p, ",");
+		bool named = false;
+
+		for (int k = 0; k < st->nnot_ok && !named; k++)
+			named = strlen(st->not_ok[k]) == len && !strncmp(st->not_ok[k], p, len);
+		if (!named)
+			return false;
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return seen == st->nnot_ok;
+}
+
 bool outcome_met(const struct scn_step *st, const struct outcome *oc)
 {
+	if (st->nnot_ok && !not_ok_met(st, oc))
+		return false;
 	switch (st->expect) {
 	case SCN_EXPECT_OK:
 		return oc->err == 0;
@@ -56,6 +77,12 @@ void outcome_describe(const struct scn_step *st, const struct outcome *oc, bool 
 		    st->expect == SCN_EXPECT_OK ? "ok" :
 		    st->expect == SCN_EXPECT_FAIL ? "a failure" :
 		    errno_name(st->expect_errno));
+	if (st->nnot_ok) {
+		sbuf_puts(msg, ", with not ok:");
+		for (int k = 0; k < st->nnot_ok; k++)
+			sbuf_printf(msg, "%s %s", k ? "," : "", st->not_ok[k]);
+		sbuf_printf(msg, "; not ok were: %s", oc->not_ok[0] ? oc->not_ok : "none");
+	}
 	if (oc->detail[0])
 		sbuf_printf(msg, "\n%s", oc->detail);
 }

@@ -183,6 +183,32 @@ static bool record_step(struct boot *b, char **f, int n)
 	return true;
 }
 
+/*
+ * A line a run step's program wrote, kept for the report; a line of
+ * tunlab run's program ("-" for a step), passed on to our stdout at once.
+ */
+static bool record_out(struct boot *b, char **f, int n)
+{
+	struct step_output *out;
+	int idx, step;
+
+	(void)n;
+	if (!strcmp(f[1], "-")) {
+		printf("%s\n", f[3]);
+		fflush(stdout);
+		return true;
+	}
+	if (!valid_idx(b, f[1], &idx))
+		return false;
+	step = atoi(f[2]);
+	if (step < 0 || step >= b->r->s[idx].sc->nsteps)
+		return true;
+	out = &b->r->s[idx].out[step];
+	out->lines = xrealloc(out->lines, sizeof(char *) * (size_t)(out->n + 1));
+	out->lines[out->n++] = safe_line(f[3]);
+	return true;
+}
+
 static bool record_end(struct boot *b, char **f, int n)
 {
 	int idx;
@@ -268,6 +294,7 @@ static const struct {
 	{ "hello", 3, record_hello }, { "begin", 2, record_begin },
 	{ "step", 6, record_step }, { "end", 4, record_end },
 	{ "log", 4, record_log }, { "ktap", 3, record_ktap },
+	{ "out", 4, record_out },
 	{ "suite", 4, record_suite }, { "done", 1, record_done },
 };
 

@@ -9,6 +9,7 @@
 #include "common/ktap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void result_line(struct sbuf *sb, int depth, int n, enum tl_result r,
 			const char *name, const char *reason)
@@ -22,6 +23,29 @@ static void result_line(struct sbuf *sb, int depth, int n, enum tl_result r,
 	else if (r == TL_CRASH || r == TL_ERROR || r == TL_NOTRUN)
 		directive = "ERROR";
 	ktap_result(sb, depth, r == TL_PASS || r == TL_SKIP, n, name, directive, reason);
+}
+
+/*
+ * What a run step's program wrote, before the step's result line: its own
+ * TAP or KTAP nested as the step's subtests, anything else as diagnostics.
+ */
+static void step_output(struct sbuf *sb, const struct step_output *out)
+{
+	bool tap = false;
+
+	for (int k = 0; k < out->n; k++) {
+		if (!out->lines[k][0])
+			continue;
+		tap = !strncmp(out->lines[k], "TAP version ", 12) ||
+		      !strncmp(out->lines[k], "KTAP version ", 13);
+		break;
+	}
+	for (int k = 0; k < out->n; k++) {
+		if (tap)
+			ktap_nest(sb, 2, out->lines[k]);
+		else
+			ktap_diag(sb, 1, out->lines[k]);
+	}
 }
 
 static void scenario_subtest(struct sbuf *sb, const struct scenario_result *sr, int n)
@@ -41,6 +65,8 @@ static void scenario_subtest(struct sbuf *sb, const struct scenario_result *sr, 
 		ktap_diagf(sb, 1, "step %d took %.0f ms", j + 1, st->ms);
 		if (st->msg && *st->msg && res != TL_SKIP)
 			ktap_diag(sb, 1, st->msg);
+		if (sr->out)
+			step_output(sb, &sr->out[j]);
 		result_line(sb, 1, j + 1, res, sr->sc->steps[j].text, why);
 	}
 	ktap_diagf(sb, 0, "%s took %.0f ms", name, sr->ms);

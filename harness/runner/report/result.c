@@ -15,6 +15,7 @@ void run_init(struct run_result *r, const struct scenario *const *plan, int n)
 		r->s[i].sc = plan[i];
 		r->s[i].index = i;
 		r->s[i].steps = xcalloc((size_t)plan[i]->nsteps, sizeof(struct step_result));
+		r->s[i].out = xcalloc((size_t)plan[i]->nsteps, sizeof(struct step_output));
 	}
 }
 
@@ -24,8 +25,13 @@ void run_free(struct run_result *r)
 		for (int j = 0; j < r->s[i].sc->nsteps; j++) {
 			free(r->s[i].steps[j].msg);
 			free(r->s[i].steps[j].decisions);
+			for (int k = 0; r->s[i].out && k < r->s[i].out[j].n; k++)
+				free(r->s[i].out[j].lines[k]);
+			if (r->s[i].out)
+				free(r->s[i].out[j].lines);
 		}
 		free(r->s[i].steps);
+		free(r->s[i].out);
 		free(r->s[i].reason);
 	}
 	for (int i = 0; i < r->nsuites; i++) {

@@ -19,12 +19,19 @@ struct step_result {
 	char *decisions;	/* the records the step made, when it checked them */
 };
 
+/* What a run step's program wrote, line by line. */
+struct step_output {
+	int n;
+	char **lines;
+};
+
 struct scenario_result {
 	const struct scenario *sc;
 	enum tl_result result;
 	double ms;
 	char *reason;
 	struct step_result *steps;	/* sc->nsteps entries */
+	struct step_output *out;	/* sc->nsteps entries; NULL: not kept (merged runs) */
 	int index;		/* position in the whole plan (a shard runs part of it) */
 };
 
