@@ -62,6 +62,8 @@ DEPS_PACKAGES += libvirt-daemon-driver-qemu libxml2-dev pkgconf
 # tunlab merge reads report.json with json-c; the sharding test starts a
 # one-node Slurm cluster (slurmctld, slurmd, munged) on this machine
 DEPS_PACKAGES += libjson-c-dev slurm-wlm munge
+# make fuzz: the scenario parser under libFuzzer, with clang's sanitizers
+DEPS_PACKAGES += clang libclang-rt-14-dev
 
 .PHONY: deps
 deps:
@@ -103,6 +105,7 @@ check: $(HARNESS_RUNNER)
 .PHONY: test lab-test
 test: deps
 	@$(MAKE) --no-print-directory unit-test
+	@$(MAKE) --no-print-directory fuzz-test
 	@guest-image/selinux/test-policy.sh
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory lab-test

@@ -88,3 +88,6 @@ check-layout:
 unit-test: $(HARNESS_UNIT) check-layout
 	$(HARNESS_UNIT) harness/tests/data
 	@harness/tests/script-tests.sh
+
+# the scenario parser under libFuzzer: make fuzz, make fuzz-test
+include harness/tests/fuzz/fuzz.mk
