@@ -59,6 +59,8 @@ DEPS_PACKAGES += linux-source-6.12 python3-sphinx
 # libvirt inside L1: its QEMU driver, embedded in the harness's launcher,
 # which builds domain XML with libxml2
 DEPS_PACKAGES += libvirt-daemon-driver-qemu libxml2-dev pkgconf
+# make test reads report.ktap with the kernel's own parser (kunit.py)
+DEPS_PACKAGES += python3
 # tunlab merge reads report.json with json-c; the sharding test starts a
 # one-node Slurm cluster (slurmctld, slurmd, munged) on this machine
 DEPS_PACKAGES += libjson-c-dev slurm-wlm munge

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The KTAP suites L1 runs before the plan (KUnit's from debugfs, then every
+ * The KTAP suites L1 runs before the plan (KUnit's from the kernel log, then every
  * program in /usr/lib/tunlab/ktap/ or those tunlab.ktap= names), forwarded
  * line by line to L0, and a kvm-probes run as a scenario step.
  */
@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -34,30 +35,101 @@ static void forward_text(struct exec_ctx *x, const char *name, char *text)
 		proto_emit(x->out, "ktap", 2, name, line);
 }
 
-/* KUnit suites built into the kernel ran at boot; debugfs keeps their KTAP. */
+/*
+ * One message of /dev/kmsg ("PRI,SEQ,TS,FLAGS;TEXT\n" and continuation
+ * lines): its text, with the \xNN escapes undone, into @out.
+ */
+static void kmsg_text(const char *rec, char *out, size_t size)
+{
+	const char *p = strchr(rec, ';');
+	size_t n = 0;
+
+	for (p = p ? p + 1 : rec; *p && *p != '\n' && n + 1 < size; p++) {
+		unsigned int c;
+
+		if (p[0] == '\\' && p[1] == 'x' && sscanf(p + 2, "%2x", &c) == 1) {
+			out[n++] = (char)c;
+			p += 3;
+		} else {
+			out[n++] = *p;
+		}
+	}
+	out[n] = '\0';
+}
+
+/* "ok N NAME" or "not ok N NAME" at the top level: NAME, else NULL. */
+static const char *top_result(const char *line)
+{
+	const char *p = !strncmp(line, "ok ", 3) ? line + 3 :
+			!strncmp(line, "not ok ", 7) ? line + 7 : NULL;
+
+	if (!p || *p < '0' || *p > '9')
+		return NULL;
+	p += strspn(p, "0123456789");
+	return *p == ' ' ? p + 1 : NULL;
+}
+
+/*
+ * KUnit suites built into the kernel ran at boot and printed their KTAP
+ * into the kernel log, which keeps it whole (6.1's debugfs copy of a
+ * suite's log is cut at 2 KiB). Each suite goes to L0 as a suite of its
+ * own, its lines as KUnit printed them under a plan of one, its result
+ * numbered 1.
+ */
 static void forward_kunit(struct exec_ctx *x)
 {
-	DIR *d = opendir("/sys/kernel/debug/kunit");
-	struct dirent *e;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct sbuf suite = { 0 };
+	int planned = 0, done = 0;
+	bool in_kunit = false;
+	char rec[8192], line[4096];
+	ssize_t n;
 
-	while (d && (e = readdir(d))) {
-		char *path, *name, *text;
+	while (fd >= 0 && ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE))) {
+		const char *name;
 
-		if (e->d_name[0] == '.')
+		if (n < 0)	/* overwritten before we read it: go on with the next */
 			continue;
-		path = xasprintf("/sys/kernel/debug/kunit/%s/results", e->d_name);
-		name = xasprintf("kunit:%s", e->d_name);
-		text = read_file(path, NULL);
-		if (text) {
-			forward_text(x, name, text);
-			emit_suite_end(x, name, -1, 0);
+		rec[n] = '\0';
+		kmsg_text(rec, line, sizeof(line));
+		if (!in_kunit) {
+			in_kunit = !strcmp(line, "KTAP version 1");
+			continue;
 		}
-		free(text);
-		free(path);
-		free(name);
+		/* the top level's own plan and totals belong to no suite */
+		if (!strncmp(line, "1..", 3)) {
+			planned = atoi(line + 3);
+			continue;
+		}
+		if (!strncmp(line, "# Totals:", 9))
+			continue;
+		if (!suite.len)
+			sbuf_puts(&suite, "KTAP version 1\n1..1\n");
+		name = top_result(line);
+		if (!name) {
+			sbuf_printf(&suite, "%s\n", line);
+			continue;
+		}
+		{
+			char *title = xasprintf("kunit:%s", name);
+
+			sbuf_printf(&suite, "%s 1 %s\n", strncmp(line, "ok", 2) ? "not ok" : "ok", name);
+			forward_text(x, title, suite.buf);
+			emit_suite_end(x, title, -1, 0);
+			free(title);
+			sbuf_free(&suite);
+		}
+		/* what the kernel logs after KUnit's last suite is not KUnit's */
+		in_kunit = ++done < planned;
 	}
-	if (d)
-		closedir(d);
+	if (suite.len) {
+		forward_text(x, "kunit", suite.buf);
+		proto_emit(x->out, "ktap", 2, "kunit", "# the kernel log ends before KUnit's last result");
+		emit_suite_end(x, "kunit", -1, 0);
+	}
+	sbuf_free(&suite);
+	if (fd >= 0)
+		close(fd);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -6,7 +6,7 @@
 #include "executor.h"
 
 /*
- * KUnit's results from debugfs (unless tunlab.kunit=0), then every KTAP
+ * KUnit's results from the kernel log (unless tunlab.kunit=0), then every KTAP
  * program in KTAP_DIR or those tunlab.ktap= names, each forwarded to L0
  * as a suite.
  */

@@ -16,6 +16,7 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	vmx_lane_checks_real_mode_per_setting vmx_l1_hang_is_killed_at_its_timeout
 	vmx_l1_panic_is_a_crash)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
+tests+=(report_ktap_is_valid_to_kunit_py libvirt_refusals_quote_libvirt_and_the_step)
 tests+=(selinux_suite_passes_tunguard_first selinux_suite_passes_selinux_first
 	selinux_deny_scenarios_fail_when_permissive selinux_lane_deny_scenarios_fail_with_tunguard_off
 	selinux_expectations_bite)
@@ -301,6 +302,50 @@ SCN
 			(.scenarios[2].steps[0].message | test("avc: expected granted [{] create [}]; seen none"))' \
 			"$results/latest/report.json" >/dev/null ||
 		{ jq -r '.scenarios[] | "    # \(.result): \(.steps[0].message)"' "$results/latest/report.json"; return 1; }
+}
+
+# The kernel's own KTAP reader, from the lab kernel's tree or, when the
+# tree is gone (a cached kernel), from Debian's source archive
+kunit_py() {
+	local tree=build/kernel/linux/tools/testing/kunit
+	if [ ! -f "$tree/kunit.py" ]; then
+		tree=$results/kunit-src/tools/testing/kunit
+		[ -f "$tree/kunit.py" ] || { mkdir -p "$results/kunit-src" &&
+			tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$results/kunit-src" \
+				--strip-components=1 --wildcards '*/tools/testing/kunit/*'; } || return 1
+	fi
+	python3 "$tree/kunit.py" "$@"
+}
+
+report_ktap_is_valid_to_kunit_py() {
+	# KUnit's block whole (from the kernel log), a KTAP program after it,
+	# and a kselftest's TAP nested under its step, expected failures and
+	# all: the kernel's parser reads every test and reports no error. (The
+	# run's own verdict is other tests' business: the probes time out on a
+	# loaded machine.)
+	"$runner" --results "$results" --ktap kvm-probes host-scenarios/kselftest/tun.scn >/dev/null 2>&1
+	[ -f "$results/latest/report.ktap" ] || { echo "    # no report.ktap written"; return 1; }
+	out=$(kunit_py parse "$results/latest/report.ktap" 2>&1)
+	# "errors: N" ends the summary line when the parser met any
+	summary=$(grep 'Testing complete' <<<"$out")
+	if [ -z "$summary" ] || [[ $out == *"[ERROR]"* || $summary == *"errors:"* ]]; then
+		echo "$out" | grep -E '\[ERROR\]|Testing complete' | head -10 | sed 's/^/    # /'
+		return 1
+	fi
+	# and it saw what is nested: KUnit's cases, tun.c's refused reattach
+	[[ $out == *"[PASSED] tg_test_match_first_wins"* && $out == *"[FAILED] tun.reattach_close_delete"* ]] ||
+		{ echo "    # kunit.py did not see the nested KUnit or tun.c tests"; return 1; }
+}
+
+libvirt_refusals_quote_libvirt_and_the_step() {
+	# a domain libvirt will not start and a tap tunguard refuses libvirt:
+	# the step's location, libvirt's own message and the errno it gave
+	run 0 --no-ktap host-scenarios/libvirt/bad-domain.scn host-scenarios/libvirt/denied.scn || return 1
+	local s=$results/latest/summary.txt
+	expect_in "$s" "host-scenarios/libvirt/bad-domain.scn:" &&
+		expect_in "$s" "libvirt: internal error: target managed='no' but specified dev doesn't exist" &&
+		expect_in "$s" "libvirt: Unable to create tap device lv1: Permission denied (EACCES)" &&
+		expect_in "$s" "decision create deny dev=lv1 comm=tunlab-virt"
 }
 
 # a report with what differs between two runs of the same plan taken out:
