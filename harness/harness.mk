@@ -16,7 +16,8 @@ HARNESS_EXEC_SRCS := $(wildcard harness/executor/*.c)
 HARNESS_L1LIB_SRCS := $(wildcard harness/l1-programs/lib/*.c)
 # executor/avc.c: the executor's one piece of pure text logic the unit tests check
 HARNESS_UNIT_SRCS := $(filter-out harness/runner/main.c,$(HARNESS_RUNNER_SRCS)) \
-	$(HARNESS_L1LIB_SRCS) harness/executor/avc.c harness/l1-programs/tgstress/model.c \
+	$(HARNESS_L1LIB_SRCS) harness/executor/avc.c harness/executor/kmemleak.c \
+	harness/l1-programs/tgstress/model.c \
 	$(wildcard harness/tests/*.c)
 
 # KTAP programs run inside L1: one per folder of l1-programs/ but lib/,

@@ -8,6 +8,7 @@
 #include "executor.h"
 #include "actors.h"
 #include "groups.h"
+#include "kmemleak.h"
 #include "programs.h"
 #include "selinux.h"
 #include "tunguard.h"
@@ -152,9 +153,11 @@ int main(int argc, char **argv)
 	struct tg_state tg = { 0 };
 	struct se_state se;
 	struct plan_item *items;
+	struct sbuf leaks = { 0 };
 	struct exec_args a;
 	unsigned int have;
 	char *plan;
+	bool kmemleak;
 	int fd, n;
 
 	/* an actor that exec'd into its SELinux context comes back here */
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
 	/* a guest that dies under us must fail its step, not kill us */
 	signal(SIGPIPE, SIG_IGN);
 	have = say_hello(&x);
+	kmemleak = kmemleak_begin(&leaks);
 	tg_state_load(&tg);
 	l1_suites_run(&x);
 	se_state_load(&se, have);
@@ -184,6 +188,9 @@ int main(int argc, char **argv)
 	plan_run(&x, items, n, have, &tg, cmdline_flag("tunlab.failfast"));
 	plan_items_free(items, n);
 	free(plan);
+	if (kmemleak)
+		kmemleak_end(&x, &leaks);
+	sbuf_free(&leaks);
 	tg_state_free(&tg);
 	se_state_free(&se);
 	proto_emit(x.out, "done", 0);

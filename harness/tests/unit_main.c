@@ -54,7 +54,8 @@
 	X(test_safe_line_escapes_what_is_not_printable_ascii)		\
 	X(test_safe_line_cuts_long_words_and_long_lines)		\
 	X(test_parser_errors_quote_user_bytes_safely)			\
-	X(test_reports_stay_valid_with_bytes_outside_ascii)
+	X(test_reports_stay_valid_with_bytes_outside_ascii)		\
+	X(test_kmemleak_report_counts_leaks_and_names_ours)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },
