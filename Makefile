@@ -103,6 +103,13 @@ endif
 check: $(HARNESS_RUNNER)
 	@$(HARNESS_RUNNER) --check $(SCENARIOS)
 
+# L1 on this terminal: a shell with the lab's tools; 'exit' or Ctrl-D
+# leaves, Ctrl-C goes to L1 (harness/tests/shell.exp drives it in make test)
+.PHONY: shell
+shell: deps
+	@$(MAKE) --no-print-directory build
+	@$(HARNESS_RUNNER) shell --kernel $(KERNEL_BZIMAGE) --initrd $(IMAGE_L1)
+
 # --- tests -------------------------------------------------------------------
 .PHONY: test lab-test
 test: deps

@@ -13,6 +13,8 @@
  *   log     IDX SOURCE LINE                     a line of an L2 console
  *   out     IDX STEP LINE                       a line run step STEP's program
  *                                               wrote ("- -": tunlab run's)
+ *   exit    STATUS                              tunlab run's program or tunlab
+ *                                               shell's shell ended so
  *   ktap    SOURCE LINE                         a KTAP line of suite SOURCE
  *   suite   SOURCE STATUS MS                    suite SOURCE ended (-1: no status)
  *   done                                        the whole plan ran

@@ -13,8 +13,11 @@
 /* Where the child's stdin, stdout and stderr go; -1 when one cannot be opened. */
 static int child_streams(const struct spawn *s, int pipe_w)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC), err = -1;
+	int null, err = -1;
 
+	if (s->inherit_stdio)
+		return 0;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0)
 		return -1;
 	if (dup2(s->out == SPAWN_PIPE ? pipe_w : null, 1) < 0)

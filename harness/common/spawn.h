@@ -3,7 +3,8 @@
  * Starting a program: the one fork and exec of the harness (L1's QEMU on
  * L0; iproute2, the KTAP programs and L2's QEMU in L1). The child's stdin
  * is /dev/null; its stdout, and its stderr with it, can come back through
- * a pipe; its stderr can go to a file instead.
+ * a pipe; its stderr can go to a file instead; or it keeps ours, all
+ * three (a QEMU whose console is the user's terminal).
  */
 #ifndef TUNLAB_SPAWN_H
 #define TUNLAB_SPAWN_H
@@ -27,6 +28,7 @@ struct spawn {
 	enum spawn_stream err;
 	const char *err_file;
 	bool err_truncate;	/* start @err_file afresh, else append to it */
+	bool inherit_stdio;	/* stdin, stdout and stderr are ours: no redirection */
 	bool new_pgrp;		/* a process group of its own */
 	bool die_with_parent;	/* SIGKILL when the parent dies */
 	const int *inherit_fd;	/* a descriptor it keeps across exec, or NULL */

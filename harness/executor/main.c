@@ -11,6 +11,7 @@
 #include "kmemleak.h"
 #include "programs.h"
 #include "selinux.h"
+#include "session.h"
 #include "tunguard.h"
 #include "common/cpuinfo.h"
 #include "common/proto.h"
@@ -138,6 +139,26 @@ static void plan_items_free(struct plan_item *items, int n)
 	free(items);
 }
 
+/*
+ * tunlab.shell= on the command line, or a program in the bundle: that
+ * session instead of the plan, then "done". False when neither is asked.
+ */
+static bool run_session_wanted(struct exec_ctx *x)
+{
+	char *shell = kernel_cmdline_value("tunlab.shell");
+
+	if (!shell && access(SESSION_RUN_DIR "/argv", R_OK) != 0)
+		return false;
+	if (shell)
+		shell_session(x, shell);
+	else
+		run_session(x);
+	free(shell);
+	proto_emit(x->out, "done", 0);
+	fclose(x->out);
+	return true;
+}
+
 static bool cmdline_flag(const char *key)
 {
 	char *v = kernel_cmdline_value(key);
@@ -173,6 +194,9 @@ int main(int argc, char **argv)
 	/* a guest that dies under us must fail its step, not kill us */
 	signal(SIGPIPE, SIG_IGN);
 	have = say_hello(&x);
+	/* tunlab shell and tunlab run: one session instead of the plan */
+	if (run_session_wanted(&x))
+		return 0;
 	kmemleak = kmemleak_begin(&leaks);
 	tg_state_load(&tg);
 	l1_suites_run(&x);

@@ -81,7 +81,11 @@ void set_infra(struct run_result *r, enum tl_result res, const char *why);
 /* The VMX lane: L1 under Bochs once per kvm_intel setting (vmx.c). */
 void vmx_lane_run(const struct lab_opts *o, struct run_result *r, struct lane *l);
 
-/* Progress on stdout, flushed at once. */
+/* A unix socket listening at @path for L1's results port; -1 with errno. */
+int listen_unix(const char *path);
+
+/* Progress on stdout (or say_to, when set), flushed at once. */
+extern FILE *say_to;
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One record from the results port, into the result model. */

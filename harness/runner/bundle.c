@@ -111,26 +111,29 @@ static void append_archive(struct sbuf *all, const char *data, size_t len)
 		sbuf_add(all, zeros, 4 - all->len % 4);
 }
 
-int bundle_write_initrd(const char *base, const char *layer, const struct plan *plan,
+int bundle_write_initrd(const char *base, const char *const *layers, const struct plan *plan,
 			const int *idx, int n, const char *path)
 {
 	struct cpio_writer w = { 0 };
 	struct sbuf all = { 0 };
-	int ret = -1, err;
-	size_t len, layer_len = 0;
+	int ret = -1, err = 0;
+	size_t len;
 	char *text = read_file(base, &len);
-	char *layer_text = text && layer ? read_file(layer, &layer_len) : NULL;
 
-	if (text && (!layer || layer_text) && bundle(&w, plan, idx, n) == 0) {
+	if (text)
 		append_archive(&all, text, len);
-		if (layer_text)
-			append_archive(&all, layer_text, layer_len);
+	for (int i = 0; text && layers && layers[i]; i++) {
+		free(text);
+		text = read_file(layers[i], &len);
+		if (text)
+			append_archive(&all, text, len);
+	}
+	if (text && bundle(&w, plan, idx, n) == 0) {
 		sbuf_add(&all, w.out.buf, w.out.len);
 		ret = write_file(path, all.buf, all.len);
 	}
 	err = errno;
 	free(text);
-	free(layer_text);
 	sbuf_free(&w.out);
 	sbuf_free(&all);
 	errno = err;

@@ -25,11 +25,11 @@ void cpio_add_file(struct cpio_writer *w, const char *name, const char *data,
 void cpio_finish(struct cpio_writer *w);
 
 /*
- * Write @path: the initramfs @base, the archive @layer unless NULL, then
- * the bundle of @plan's files and a plan of the @n scenarios whose plan
- * indices are in @idx. -1 with errno.
+ * Write @path: the initramfs @base, the archives of the NULL-ended list
+ * @layers, then the bundle of @plan's files and a plan of the @n scenarios
+ * whose plan indices are in @idx. -1 with errno.
  */
-int bundle_write_initrd(const char *base, const char *layer, const struct plan *plan,
+int bundle_write_initrd(const char *base, const char *const *layers, const struct plan *plan,
 			const int *idx, int n, const char *path);
 
 /* Whether a scenario starts a guest through libvirt (l2 boot launcher=libvirt). */

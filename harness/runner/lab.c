@@ -49,13 +49,20 @@ static int write_initrd(struct boot *b, const char *path)
 		idx[n++] = i;
 		libvirt |= bundle_needs_libvirt(l->plan->scenarios[i]);
 	}
-	ret = bundle_write_initrd(b->o->initrd, libvirt ? b->o->libvirt_layer : NULL,
-				  l->plan, idx, n, path);
+	{
+		const char *layers[3] = { NULL };
+		int k = 0;
+
+		if (libvirt)
+			layers[k++] = b->o->libvirt_layer;
+		layers[k] = b->o->extra_archive;
+		ret = bundle_write_initrd(b->o->initrd, layers, l->plan, idx, n, path);
+	}
 	free(idx);
 	return ret;
 }
 
-static int listen_unix(const char *path)
+int listen_unix(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;

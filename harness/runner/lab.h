@@ -22,6 +22,7 @@ struct lab_opts {
 	const char *kernel;
 	const char *initrd;
 	const char *libvirt_layer;	/* appended for the boots that use libvirt */
+	const char *extra_archive;	/* appended to every boot, e.g. tunlab run's program */
 	enum accel accel;
 	int mem_mb;
 	int cpus;

@@ -7,6 +7,7 @@
  */
 #include "bundle.h"
 #include "lab.h"
+#include "session.h"
 #include "merge.h"
 #include "plan.h"
 #include "qemu.h"
@@ -49,6 +50,8 @@ struct opts {
 static void usage(FILE *out)
 {
 	fputs("usage: tunlab [options] [PATH...]\n"
+	      "       tunlab shell [options]            (tunlab shell --help)\n"
+	      "       tunlab run [options] -- CMD ARGS  (tunlab run --help)\n"
 	      "Run tunlab scenarios in the nested lab (L1 under QEMU, L2 under L1's KVM).\n"
 	      "PATH is a scenario file or a folder searched for *.scn (default: host-scenarios);\n"
 	      "a folder named selftest is searched only when named itself.\n\n"
@@ -591,6 +594,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge_command(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "shell"))
+		return shell_command(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "run"))
+		return run_command(argc - 1, argv + 1);
 	while (code < 0 && (c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1)
 		code = take_option(&o, c, optarg);
 	if (code < 0)

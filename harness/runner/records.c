@@ -16,14 +16,17 @@
 /* what a step's message or a scenario's reason keeps, safe to print */
 #define STEP_MSG_MAX 8192
 
+FILE *say_to;
+
 void say(const char *fmt, ...)
 {
+	FILE *out = say_to ? say_to : stdout;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(out, fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	fflush(out);
 }
 
 void set_reason(struct scenario_result *sr, enum tl_result res, const char *why)
@@ -209,6 +212,14 @@ static bool record_out(struct boot *b, char **f, int n)
 	return true;
 }
 
+/* tunlab run's or tunlab shell's end: the status L0 returns. */
+static bool record_exit(struct boot *b, char **f, int n)
+{
+	(void)n;
+	b->r->session_exit = atoi(f[1]);
+	return true;
+}
+
 static bool record_end(struct boot *b, char **f, int n)
 {
 	int idx;
@@ -294,7 +305,7 @@ static const struct {
 	{ "hello", 3, record_hello }, { "begin", 2, record_begin },
 	{ "step", 6, record_step }, { "end", 4, record_end },
 	{ "log", 4, record_log }, { "ktap", 3, record_ktap },
-	{ "out", 4, record_out },
+	{ "out", 4, record_out }, { "exit", 2, record_exit },
 	{ "suite", 4, record_suite }, { "done", 1, record_done },
 };
 

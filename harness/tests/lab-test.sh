@@ -17,6 +17,7 @@ tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
 	vmx_l1_panic_is_a_crash)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 tests+=(report_ktap_is_valid_to_kunit_py libvirt_refusals_quote_libvirt_and_the_step)
+tests+=(shell_is_driven_as_a_person tunlab_run_streams_and_returns_the_status)
 tests+=(selinux_suite_passes_tunguard_first selinux_suite_passes_selinux_first
 	selinux_deny_scenarios_fail_when_permissive selinux_lane_deny_scenarios_fail_with_tunguard_off
 	selinux_expectations_bite)
@@ -388,6 +389,33 @@ shards_under_slurm_merge_into_the_unsharded_report() {
 			{ echo "    # merged $f differs from the unsharded run's:"; head -8 "$results/merge.diff" |
 			  sed 's/^/    # /'; return 1; }
 	done
+}
+
+shell_is_driven_as_a_person() {
+	# make shell's runner under expect: prompt, a tap, Ctrl-C into L1, a
+	# denying policy refused, exit 3 is the status, no QEMU left behind
+	out=$(expect harness/tests/shell.exp "$runner" 2>&1) ||
+		{ echo "$out" | tail -15 | sed 's/^/    # /'; return 1; }
+	grep '^# prompt after' <<<"$out" | sed 's/^/    /'
+}
+
+tunlab_run_streams_and_returns_the_status() {
+	# a program that is nowhere: exit 2, and nothing booted
+	out=$("$runner" run -- no-such-program 2>&1); status=$?
+	[ "$status" = 2 ] && [[ $out == *"no-such-program: not in L1"* && $out != *booting* ]] ||
+		{ echo "    # status $status: $out"; return 1; }
+	# a host file carried in: its arguments as given, its output, its status
+	printf '#!/bin/sh\necho "argc=$# [$1] [$2]"\nexit 5\n' > "$results/prog.sh"
+	chmod +x "$results/prog.sh"
+	out=$("$runner" run -- "$results/prog.sh" "a b" c 2>/dev/null); status=$?
+	[ "$status" = 5 ] && [ "$out" = "argc=2 [a b] [c]" ] ||
+		{ echo "    # status $status, stdout: $out"; return 1; }
+	# the kernel's tun test under a policy that denies attach_queue
+	out=$("$runner" run --policy guest-image/l1/shell/policies/deny-attach-queue.policy -- \
+		/usr/lib/tunlab/kselftest/net/tun 2>/dev/null); status=$?
+	[ "$status" = 1 ] && [[ $out == *"not ok 4 tun.reattach_delete_close"* &&
+				$out == *"ok 3 tun.detach_close_delete"* ]] ||
+		{ echo "    # status $status, stdout:"; echo "$out" | tail -5 | sed 's/^/    # /'; return 1; }
 }
 
 echo "KTAP version 1"

@@ -8,6 +8,7 @@
 void run_init(struct run_result *r, const struct scenario *const *plan, int n)
 {
 	memset(r, 0, sizeof(*r));
+	r->session_exit = -1;
 	r->n = n;
 	r->plan_size = n;
 	r->s = xcalloc((size_t)n, sizeof(*r->s));
