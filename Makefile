@@ -15,10 +15,12 @@ LAB_ARGS ?=
 DEBUG ?=
 LAB_DEBUG := $(filter 1,$(DEBUG))
 # Under TCG the debug kernel boots in one to two minutes, not one second,
-# and runs the lab several times slower: longer limits, and RCU's stall
-# warning only past 300 s (at 21 s it fires on slow emulation, not on a
-# kernel that hangs)
-DEBUG_LAB_ARGS := --boot-timeout 600 --step-timeout 1800 --append rcupdate.rcu_cpu_stall_timeout=300
+# and runs the lab several times slower: longer limits, waits in L1 for
+# what must happen four times longer (tunlab.slow=4: an L2 to be ready, a
+# probe's guest), and RCU's stall warning only past 300 s (at 21 s it
+# fires on slow emulation, not on a kernel that hangs)
+DEBUG_LAB_ARGS := --boot-timeout 600 --step-timeout 1800 \
+	--append "rcupdate.rcu_cpu_stall_timeout=300 tunlab.slow=4"
 
 .DEFAULT_GOAL := lab
 
@@ -101,14 +103,14 @@ endif
 
 # validate the scenario files without booting anything
 check: $(HARNESS_RUNNER)
-	@$(HARNESS_RUNNER) --check $(SCENARIOS)
-
 # L1 on this terminal: a shell with the lab's tools; 'exit' or Ctrl-D
 # leaves, Ctrl-C goes to L1 (harness/tests/shell.exp drives it in make test)
 .PHONY: shell
 shell: deps
 	@$(MAKE) --no-print-directory build
 	@$(HARNESS_RUNNER) shell --kernel $(KERNEL_BZIMAGE) --initrd $(IMAGE_L1)
+
+	@$(HARNESS_RUNNER) --check $(SCENARIOS)
 
 # --- tests -------------------------------------------------------------------
 .PHONY: test lab-test

@@ -288,6 +288,21 @@ char *kernel_cmdline_value(const char *key)
 	return v;
 }
 
+unsigned int lab_slowness(void)
+{
+	static unsigned int slow;
+	char *v;
+
+	if (slow)
+		return slow;
+	v = kernel_cmdline_value("tunlab.slow");
+	slow = v ? (unsigned int)strtoul(v, NULL, 10) : 1;
+	if (slow < 1 || slow > 100)
+		slow = 1;
+	free(v);
+	return slow;
+}
+
 int write_string(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), ret = 0, err;

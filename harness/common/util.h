@@ -59,6 +59,12 @@ char *argv_join(char *const *argv);
 /* The value of KEY=VALUE on this kernel's command line (the last one, as
  * later parameters override earlier), or NULL. */
 char *kernel_cmdline_value(const char *key);
+/*
+ * How many times slower than a usual L1 this one runs: tunlab.slow=N on
+ * its command line (the debug kernel under TCG), else 1. A wait for what
+ * must happen is multiplied by it, so slowness is not taken for a failure.
+ */
+unsigned int lab_slowness(void);
 
 /* Write @text to @path in one write(), as sysfs, securityfs and procfs
  * files want it; -1 with errno. */

@@ -541,7 +541,8 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
 	const char *launcher = scn_arg(st, "launcher");
 	bool libvirt = launcher && !strcmp(launcher, "libvirt");
-	double t0 = now_ms(), deadline = t0 + L2_READY_TIMEOUT_S * 1000.0;
+	unsigned int ready_s = L2_READY_TIMEOUT_S * lab_slowness();
+	double t0 = now_ms(), deadline = t0 + ready_s * 1000.0;
 	struct guest *guest;
 	char line[256];
 	int tapfd = -1, status = 0, started;
@@ -575,8 +576,8 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 		guest_died(guest, status, oc);
 		break;
 	case GUEST_TIMEOUT:
-		outcome_set(oc, ETIMEDOUT, "l2 boot %s: the guest was not ready within %d s",
-			    name, L2_READY_TIMEOUT_S);
+		outcome_set(oc, ETIMEDOUT, "l2 boot %s: the guest was not ready within %u s",
+			    name, ready_s);
 		break;
 	}
 }

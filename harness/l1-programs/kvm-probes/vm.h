@@ -13,6 +13,8 @@
 
 #include <linux/kvm.h>
 
+#include "common/util.h"
+
 /* Guest physical layout shared by the probes (all inside VM_MEM_SIZE). */
 #define VM_MEM_SIZE	0x400000	/* 4 MiB: room above 1 MiB for real mode */
 #define VM_PML4		0x1000
@@ -30,7 +32,8 @@
 #define VM_SEL_DATA	0x10
 
 /* Default waits, generous because L1 itself runs under TCG. */
-#define VM_WAIT_MS	5000	/* for something that must happen */
+/* for something that must happen: longer on a slow L1 (tunlab.slow=) */
+#define VM_WAIT_MS	(5000 * lab_slowness())
 #define VM_QUIET_MS	200	/* to see that nothing more happens */
 
 struct vm {
