@@ -2,8 +2,9 @@
 # make bench's naive stack: the lab's own L1 and L2 trees booted the way a
 # user who takes Debian's defaults would boot them. Debian's stock kernel
 # (kernel/stock.sh) for L1 and L2, initramfs images made by initramfs-tools'
-# mkinitramfs with its defaults (MODULES=most, udev, busybox) and gzip, and
-# SeaBIOS instead of qboot (the runner and L1's QEMU pick it). The tree each
+# mkinitramfs with its defaults (udev, busybox; MODULES=most for L1, the
+# listed modules for L2) and gzip, and SeaBIOS instead of qboot (the
+# runner and L1's QEMU pick it). The tree each
 # image mounts as root (guest-image/naive/scripts/tunlab) is the same one
 # the lean image carries, so both stacks run the same scenarios.
 #
@@ -26,7 +27,7 @@ command -v mkinitramfs >/dev/null || die "mkinitramfs not found (make deps insta
 # installed, so mkinitramfs runs in a private mount namespace where an
 # overlay over /usr/lib (what /lib points to) shows its modules at that path
 # and /boot is the package's; nothing outside the namespace changes.
-# usage: mkinitramfs_with_payload OUT PAYLOAD_DIR
+# usage: mkinitramfs_with_payload OUT PAYLOAD_DIR CONFDIR
 mkinitramfs_with_payload() {
 	local img=$1 ovl=$out/overlay
 	rm -rf "$ovl"
@@ -37,7 +38,7 @@ mkinitramfs_with_payload() {
 		mkdir -p "/usr/lib/modules/$2"
 		mount --bind "$3/root/lib/modules/$2" "/usr/lib/modules/$2"
 		mount --bind "$3/root/boot" /boot
-		mkinitramfs -d "$4" -o "$5" "$2"' sh "$ovl" "$release" "$stock" "$here/naive" "$img" \
+		mkinitramfs -d "$4" -o "$5" "$2"' sh "$ovl" "$release" "$stock" "$3" "$img" \
 		> "$img.log" 2>&1 || { tail -20 "$img.log" >&2; die "mkinitramfs $img failed (log: $img.log)"; }
 	rm -rf "$ovl"
 }
@@ -45,9 +46,14 @@ mkinitramfs_with_payload() {
 mkdir -p "$out"
 ln -sfn "$stock/vmlinuz" "$out/vmlinuz"
 
+# L2 takes only the listed modules (MODULES=list): Debian's default image
+# (MODULES=most) unpacks to more than the 192 MiB the lab gives an L2
 say "L2 initramfs (mkinitramfs, gzip)"
 "$here/build-l2.sh" "$out/l2.cpio" "$out/l2.root"
-mkinitramfs_with_payload "$out/l2.img" "$out/l2.root"
+rm -rf "$out/conf-l2"
+cp -r "$here/naive" "$out/conf-l2"
+sed -i 's/^MODULES=most$/MODULES=list/' "$out/conf-l2/initramfs.conf"
+mkinitramfs_with_payload "$out/l2.img" "$out/l2.root" "$out/conf-l2"
 
 say "L1 initramfs (mkinitramfs, gzip)"
 "$here/build-l1.sh" "$out/l1.cpio" "$out/l1.root" "$stock/vmlinuz" "$out/l2.img" "$bindir"
@@ -55,6 +61,6 @@ say "L1 initramfs (mkinitramfs, gzip)"
 . "$here/lib.sh"
 root=$out/l1.root
 copy_file /usr/share/seabios/bios-256k.bin /usr/share/seabios/bios-256k.bin
-mkinitramfs_with_payload "$out/l1.img" "$out/l1.root"
-rm -f "$out/l1.cpio" "$out/l2.cpio"
+mkinitramfs_with_payload "$out/l1.img" "$out/l1.root" "$here/naive"
+rm -rf "$out/l1.cpio" "$out/l2.cpio" "$out/conf-l2"
 say "L1 $(( $(stat -c %s "$out/l1.img") / 1048576 )) MiB, L2 $(( $(stat -c %s "$out/l2.img") / 1048576 )) MiB"
