@@ -113,16 +113,22 @@ shell: deps
 	@$(HARNESS_RUNNER) --check $(SCENARIOS)
 
 # --- tests -------------------------------------------------------------------
-.PHONY: test lab-test
+.PHONY: test lab-test fault-test
 test: deps
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory fuzz-test
 	@guest-image/selinux/test-policy.sh
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory lab-test
+	@$(MAKE) --no-print-directory fault-test
 
 lab-test: build
 	@harness/tests/lab-test.sh $(HARNESS_RUNNER)
+
+# faults injected into real runs (harness/tests/fault-test.sh; as root: it
+# mounts small tmpfs folders for the results)
+fault-test: build
+	@harness/tests/fault-test.sh $(HARNESS_RUNNER)
 
 # --- speed ----------------------------------------------------------------------
 .PHONY: bench

@@ -13,6 +13,7 @@
 #include "common/proto.h"
 #include "common/spawn.h"
 #include "common/util.h"
+#include "common/verdict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -529,6 +530,13 @@ static void guest_died(struct guest *guest, int status, struct outcome *oc)
 	guest->pid = 0;
 	read_tail(errlog, oc->detail, sizeof(oc->detail));
 	free(errlog);
+	/* spawn's 127: QEMU (or the launcher) never ran, as when L1 has none */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == KSFT_NOT_STARTED) {
+		oc->broken = true;
+		outcome_set(oc, errno_from_message(oc->detail),
+			    "l2 boot %s: the lab could not start QEMU in L1", guest->name);
+		return;
+	}
 	outcome_set(oc, errno_from_message(oc->detail),
 		    "l2 boot %s: QEMU exited (%s %d) before the guest was ready",
 		    guest->name, WIFEXITED(status) ? "status" : "signal",

@@ -28,9 +28,14 @@
 static volatile sig_atomic_t interrupted;
 pthread_mutex_t lab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void lab_interrupt(void)
+void lab_interrupt(int sig)
 {
-	interrupted = 1;
+	interrupted = sig;
+}
+
+int lab_interrupted(void)
+{
+	return interrupted;
 }
 
 /*

@@ -44,7 +44,9 @@ struct lab_opts {
 void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *r);
 /* 0 if L1 boots to its init under o->accel and powers off cleanly. */
 int lab_smoke(const struct lab_opts *o, int timeout_s);
-/* Ask a running lab_run() to stop (signal handlers). */
-void lab_interrupt(void);
+/* Ask a running lab_run() to stop (signal handlers): @sig stopped the run. */
+void lab_interrupt(int sig);
+/* The signal that interrupted the run, or 0. */
+int lab_interrupted(void);
 
 #endif

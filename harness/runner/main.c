@@ -114,8 +114,7 @@ static int parse_int(const char *s, const char *what, int lo, int hi)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	lab_interrupt();
+	lab_interrupt(sig);
 }
 
 static char *make_run_dir(const char *root, char **id_out)
@@ -176,13 +175,22 @@ static void write_logs(const struct run_result *r, const char *dir)
 	}
 }
 
+/* errno of the last report write that failed, 0 once one succeeds */
+static int report_errno;
+
 static void write_reports(const struct run_result *r, void *ctx)
 {
-	const char *dir = ctx;
+	const char *dir = ctx, *failed;
 
-	if (report_write_all(r, dir) < 0)
-		fprintf(stderr, "tunlab: cannot write the report in %s: %s\n", dir,
-			strerror(errno));
+	if (report_write_all(r, dir, &failed) < 0) {
+		/* said once per cause, not after every scenario */
+		if (errno != report_errno)
+			fprintf(stderr, "tunlab: cannot write %s/%s: %s\n", dir, failed,
+				strerror(errno));
+		report_errno = errno;
+	} else {
+		report_errno = 0;
+	}
 }
 
 static int smoke(void *ctx)
@@ -560,6 +568,7 @@ static int run(struct opts *o, const struct plan *plan)
 	/* a later shard with no share has nothing to boot for */
 	if (plan->n || o->shard_k <= 1)
 		lab_run(&o->lab, plan, &r);
+	r.interrupted_by = lab_interrupted();
 
 	write_reports(&r, run_dir);
 	write_logs(&r, run_dir);
@@ -567,8 +576,16 @@ static int run(struct opts *o, const struct plan *plan)
 	printf("\n%s", text);
 	free(text);
 	code = run_exit_code(&r);
-	printf("report: %s/summary.txt (KTAP: %s/report.ktap); exit status %d\n",
-	       run_dir, run_dir, code);
+	if (report_errno) {
+		/* the terminal has the whole summary; the folder does not */
+		if (code == TL_EXIT_PASS || code == TL_EXIT_SKIP)
+			code = TL_EXIT_SETUP;
+		printf("report: incomplete in %s (%s); the summary above is the whole run; exit status %d\n",
+		       run_dir, strerror(report_errno), code);
+	} else {
+		printf("report: %s/summary.txt (KTAP: %s/report.ktap); exit status %d\n",
+		       run_dir, run_dir, code);
+	}
 	run_free(&r);
 	free(run_dir);
 	return code;

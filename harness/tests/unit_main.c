@@ -55,7 +55,8 @@
 	X(test_safe_line_cuts_long_words_and_long_lines)		\
 	X(test_parser_errors_quote_user_bytes_safely)			\
 	X(test_reports_stay_valid_with_bytes_outside_ascii)		\
-	X(test_kmemleak_report_counts_leaks_and_names_ours)
+	X(test_kmemleak_report_counts_leaks_and_names_ours)		\
+	X(test_interrupted_run_exits_128_plus_its_signal_and_says_so)
 
 #define DECLARE(name) void name(void);
 #define ENTRY(name) { #name, name },

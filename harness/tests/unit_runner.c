@@ -16,6 +16,7 @@
 #include "common/util.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -321,6 +322,30 @@ static void make_run(struct run_result *r, struct scenario *sc, struct scn_step 
 	r->accel = xstrdup("tcg");
 }
 
+void test_interrupted_run_exits_128_plus_its_signal_and_says_so(void)
+{
+	struct scenario sc[2];
+	struct scn_step steps[2];
+	struct run_result r;
+	char *text;
+
+	make_run(&r, sc, steps);
+	r.s[0].result = TL_PASS;
+	r.s[1].result = TL_ERROR;
+	r.interrupted_by = SIGINT;
+	CHECK_INT(run_exit_code(&r), 130);
+	text = report_json_text(&r);
+	CHECK_CONTAINS(text, "\"exit_status\": 130");
+	CHECK_CONTAINS(text, "\"interrupted\": true");
+	free(text);
+	text = report_summary_text(&r);
+	CHECK_CONTAINS(text, "interrupted by SIGINT: this report is partial");
+	free(text);
+	r.interrupted_by = 0;
+	CHECK_INT(run_exit_code(&r), TL_EXIT_SETUP);
+	run_free(&r);
+}
+
 void test_exit_code_contract(void)
 {
 	struct scenario sc[2];
@@ -454,6 +479,7 @@ void test_reports_name_the_failing_step(void)
 	struct scn_step steps[2];
 	struct run_result r;
 	char dir[] = "/tmp/tunlab-report-XXXXXX", *text, *path;
+	const char *failed;
 
 	make_run(&r, sc, steps);
 	r.s[0].steps[0] = (struct step_result){ TL_PASS, 12, xstrdup("create tap lab0"), NULL };
@@ -465,7 +491,7 @@ void test_reports_name_the_failing_step(void)
 	scenario_result_settle(&r.s[0]);
 	CHECK_INT(r.s[0].result, TL_FAIL);
 	CHECK(mkdtemp(dir) != NULL);
-	CHECK_INT(report_write_all(&r, dir), 0);
+	CHECK_INT(report_write_all(&r, dir, &failed), 0);
 
 	path = xasprintf("%s/summary.txt", dir);
 	text = read_file(path, NULL);

@@ -80,6 +80,7 @@ static void json_run(struct sbuf *sb, const struct run_result *r)
 	sbuf_printf(sb, ", \"duration_ms\": %.1f, \"exit_status\": %d, \"plan_size\": %d, \"shard\": ",
 		    r->ms, run_exit_code(r), r->plan_size);
 	json_str(sb, r->shard);
+	sbuf_printf(sb, ", \"interrupted\": %s", r->interrupted_by ? "true" : "false");
 	sbuf_puts(sb, ", \"lab_error\": ");
 	json_str(sb, r->infra_error);
 	sbuf_puts(sb, ", \"lab_result\": ");

@@ -17,7 +17,10 @@ char *report_junit_text(const struct run_result *r);
 /* report.json, schema tunlab-report/1 in results/README.md (json.c) */
 char *report_json_text(const struct run_result *r);
 
-/* Write every report file into @dir, each atomically; -1 with errno. */
-int report_write_all(const struct run_result *r, const char *dir);
+/*
+ * Write every report file into @dir, each atomically (whole or not at
+ * all); -1 with errno and *@failed naming the first that could not be.
+ */
+int report_write_all(const struct run_result *r, const char *dir, const char **failed);
 
 #endif

@@ -197,6 +197,9 @@ enum tl_exit_code run_exit_code(const struct run_result *r)
 {
 	int worst = r->infra_error ? rank(r->infra_result) : 0, skipped = 0;
 
+	/* a run cut short says so first, as a shell does: 128 + the signal */
+	if (r->interrupted_by)
+		return (enum tl_exit_code)(TL_EXIT_SIGNAL + r->interrupted_by);
 	if (r->crash_kind)
 		worst = rank(TL_CRASH);
 	for (int i = 0; i < r->n; i++) {

@@ -68,6 +68,7 @@ enum tl_exit_code {
 	TL_EXIT_SKIP = 4,
 	TL_EXIT_TIMEOUT = 124,
 	TL_EXIT_CRASH = 125,
+	TL_EXIT_SIGNAL = 128,	/* + the signal that interrupted the run: 130 for Ctrl-C */
 };
 
 struct run_result {
@@ -82,6 +83,7 @@ struct run_result {
 	struct scenario_result *s;
 	int plan_size;		/* scenarios in the whole plan: n unless sharded */
 	char *shard;		/* "K/N" for a shard run (tunlab --shard), else NULL */
+	int interrupted_by;	/* the signal that stopped the run (SIGINT: Ctrl-C), or 0 */
 	int nsuites;
 	struct suite_result *suites;
 	int nlogs;

@@ -64,6 +64,9 @@ char *report_summary_text(const struct run_result *r)
 	if (r->infra_error)
 		sbuf_printf(&sb, "lab: %s: %s\n", tl_result_name(r->infra_result),
 			    r->infra_error);
+	if (r->interrupted_by)
+		sbuf_printf(&sb, "interrupted by SIG%s: this report is partial; the guests were stopped\n",
+			    sigabbrev_np(r->interrupted_by) ? sigabbrev_np(r->interrupted_by) : "?");
 	if (r->crash_kind)
 		sbuf_printf(&sb, "kernel report (%s):\n%s", r->crash_kind,
 			    r->crash_excerpt ? r->crash_excerpt : "");

@@ -15,8 +15,12 @@ static const struct {
 	{ "report.json", report_json_text },
 };
 
-int report_write_all(const struct run_result *r, const char *dir)
+int report_write_all(const struct run_result *r, const char *dir, const char **failed)
 {
+	int first_err = 0;
+
+	*failed = NULL;
+	/* every file is tried: a smaller one may still fit where a larger did not */
 	for (size_t i = 0; i < ARRAY_SIZE(writers); i++) {
 		char *path = xasprintf("%s/%s", dir, writers[i].file);
 		char *text = writers[i].text(r);
@@ -24,10 +28,11 @@ int report_write_all(const struct run_result *r, const char *dir)
 
 		free(path);
 		free(text);
-		if (ret < 0) {
-			errno = err;
-			return -1;
+		if (ret < 0 && !first_err) {
+			first_err = err;
+			*failed = writers[i].file;
 		}
 	}
-	return 0;
+	errno = first_err;
+	return first_err ? -1 : 0;
 }
