@@ -228,6 +228,13 @@ void test_console_scan_recorded_reports(void)
 		{ "oops-null-deref.log", "BUG", 2, false, "Oops: 0000 [#1]" },
 		{ "kasan-uaf.log", "KASAN", 2, false, "tun_detach" },
 		{ "oops-then-panic.log", "general protection fault", 1, true, "Fatal exception" },
+		/* what the debug kernel's checkers print (kernel/config/debug.extra) */
+		{ "lockdep-circular.log", "WARNING", 3, false, "tg_policy_replace" },
+		{ "suspicious-rcu.log", "WARNING", 4, false, "suspicious rcu_dereference_check" },
+		{ "ubsan-shift.log", "UBSAN", 3, false, "security/tunguard/policy.c:301" },
+		{ "kfence-uaf.log", "BUG", 3, false, "tg_policy_match" },
+		{ "atomic-sleep.log", "BUG", 2, false, "in_atomic(): 1" },
+		{ "list-corruption.log", "WARNING", 3, false, "lib/list_debug.c:30" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -244,7 +251,8 @@ void test_console_scan_recorded_reports(void)
 
 void test_console_scan_ignores_clean_logs_and_user_space(void)
 {
-	static const char *const logs[] = { "clean-l1-boot.log", "userspace-words.log" };
+	static const char *const logs[] = { "clean-l1-boot.log", "userspace-words.log",
+					    "clean-debug-boot.log" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(logs); i++) {
 		struct console_scan cs;
