@@ -103,14 +103,14 @@ endif
 
 # validate the scenario files without booting anything
 check: $(HARNESS_RUNNER)
+	@$(HARNESS_RUNNER) --check $(SCENARIOS)
+
 # L1 on this terminal: a shell with the lab's tools; 'exit' or Ctrl-D
 # leaves, Ctrl-C goes to L1 (harness/tests/shell.exp drives it in make test)
 .PHONY: shell
 shell: deps
 	@$(MAKE) --no-print-directory build
 	@$(HARNESS_RUNNER) shell --kernel $(KERNEL_BZIMAGE) --initrd $(IMAGE_L1)
-
-	@$(HARNESS_RUNNER) --check $(SCENARIOS)
 
 # --- tests -------------------------------------------------------------------
 .PHONY: test lab-test fault-test
