@@ -64,7 +64,8 @@ static void session_usage(FILE *out)
 	      "       policy first, --mode sets the mode (enforce, permissive, off).\n\n"
 	      "  --kernel FILE   lab kernel (default build/kernel/bzImage)\n"
 	      "  --initrd FILE   L1 initramfs (default build/images/l1.cpio)\n"
-	      "  --libvirt       with libvirt's layer (l1-libvirt.cpio beside the initramfs)\n"
+	      "  --libvirt       with libvirt's layer (l1-libvirt.cpio beside the initramfs):\n"
+	      "                  tunlab-virt and libvirt's QEMU driver in L1\n"
 	      "  --cpus N, --mem MB, --append ARGS, --timeout SEC (run: default 3600)\n"
 	      "environment: ACCEL=tcg|kvm, QEMU, QBOOT\n"
 	      "exit status: the shell's or CMD's; 2 usage error or CMD not found (nothing\n"
@@ -136,6 +137,18 @@ static int session_options(int argc, char **argv, struct session *s, bool run)
 	return 0;
 }
 
+/* libvirt's layer: l1-libvirt.cpio beside the initramfs */
+static char *libvirt_layer_path(const char *initrd)
+{
+	char *dir = xstrdup(initrd), *slash = strrchr(dir, '/'), *path;
+
+	if (slash)
+		slash[1] = '\0';
+	path = xasprintf("%sl1-libvirt.cpio", slash ? dir : "");
+	free(dir);
+	return path;
+}
+
 /* The kernel and image are there, and the accelerator is chosen; an exit status or -1. */
 static int session_ready(struct session *s)
 {
@@ -149,12 +162,7 @@ static int session_ready(struct session *s)
 		return TL_EXIT_SETUP;
 	}
 	if (s->libvirt) {
-		char *dir = xstrdup(s->lab.initrd), *slash = strrchr(dir, '/');
-
-		if (slash)
-			slash[1] = '\0';
-		s->lab.libvirt_layer = xasprintf("%sl1-libvirt.cpio", slash ? dir : "");
-		free(dir);
+		s->lab.libvirt_layer = libvirt_layer_path(s->lab.initrd);
 		if (access(s->lab.libvirt_layer, R_OK)) {
 			fprintf(stderr, "tunlab: %s: %s (build it with `make images`)\n",
 				s->lab.libvirt_layer, strerror(errno));
@@ -170,6 +178,34 @@ static int session_ready(struct session *s)
 	}
 	s->lab.accel = ac.accel;
 	return -1;
+}
+
+/*
+ * @path: the archives @first and @second, one after the other (the kernel
+ * unpacks them in turn); -1 after a message.
+ */
+static int concat_archives(const char *first, const char *second, const char *path)
+{
+	size_t len1, len2;
+	char *a = read_file(first, &len1), *b = a ? read_file(second, &len2) : NULL;
+	struct sbuf all = { 0 };
+	static const char zeros[4];
+	int ret = -1;
+
+	if (b) {
+		sbuf_add(&all, a, len1);
+		if (all.len % 4)
+			sbuf_add(&all, zeros, 4 - all.len % 4);
+		sbuf_add(&all, b, len2);
+		ret = write_file(path, all.buf, all.len);
+	}
+	if (ret < 0)
+		fprintf(stderr, "tunlab: cannot join %s and %s into %s: %s\n", first, second, path,
+			strerror(errno));
+	free(a);
+	free(b);
+	sbuf_free(&all);
+	return ret;
 }
 
 /* The terminal's size as L1's shell is to take it: "ROWSxCOLS", or "1". */
@@ -229,7 +265,7 @@ static int accept_results(int listen_fd, pid_t qemu, int timeout_s, int *status)
 int shell_command(int argc, char **argv)
 {
 	struct session s;
-	char tmp[] = "/tmp/tunlab-shell.XXXXXX", *sock, *size, **qargv;
+	char tmp[] = "/tmp/tunlab-shell.XXXXXX", *sock, *size, **qargv, *initrd = NULL;
 	int ret = session_options(argc, argv, &s, false), listen_fd, fd, status = 0, code;
 	double t0 = now_ms();
 	pid_t pid;
@@ -243,13 +279,19 @@ int shell_command(int argc, char **argv)
 	ret = session_ready(&s);
 	if (ret >= 0)
 		return ret;
-	if (s.libvirt) {
-		fputs("tunlab shell: --libvirt is for tunlab run; the shell's image is L1's own\n", stderr);
-		return TL_EXIT_USAGE;
-	}
 	if (!mkdtemp(tmp)) {
 		fprintf(stderr, "tunlab shell: mkdtemp: %s\n", strerror(errno));
 		return TL_EXIT_SETUP;
+	}
+	/* with libvirt's layer, the image the shell boots is both */
+	if (s.libvirt) {
+		initrd = xasprintf("%s/initrd", tmp);
+		if (concat_archives(s.lab.initrd, s.lab.libvirt_layer, initrd) < 0) {
+			free(initrd);
+			rmdir(tmp);
+			return TL_EXIT_SETUP;
+		}
+		s.lab.initrd = initrd;
 	}
 	sock = xasprintf("%s/results.sock", tmp);
 	listen_fd = listen_unix(sock);
@@ -280,6 +322,9 @@ int shell_command(int argc, char **argv)
 	if (listen_fd >= 0)
 		close(listen_fd);
 	unlink(sock);
+	if (initrd)
+		unlink(initrd);
+	free(initrd);
 	rmdir(tmp);
 	if (code < 0)
 		fprintf(stderr, "tunlab shell: L1 ended without the shell's status (%s)\n",
@@ -294,10 +339,10 @@ int shell_command(int argc, char **argv)
 }
 
 /*
- * A program of the L1 image: @name is a path in it, or a name its
+ * A program of an L1 image or layer: @name is a path in it, or a name its
  * /usr/bin, /sbin or /bin holds.
  */
-static bool image_has(const char *image, const char *name)
+static bool archive_has(const char *image, const char *name)
 {
 	static const char *const dirs[] = { "usr/bin/", "sbin/", "bin/" };
 	size_t len, off = 0;
@@ -327,6 +372,16 @@ static bool image_has(const char *image, const char *name)
 		off = (off + size + 3) & ~3UL;
 	}
 	free(cpio);
+	return found;
+}
+
+/* A program of the image tunlab run boots (with libvirt's layer when asked). */
+static bool image_has(const struct session *s, const char *name)
+{
+	char *layer = s->libvirt ? libvirt_layer_path(s->lab.initrd) : NULL;
+	bool found = archive_has(s->lab.initrd, name) || (layer && archive_has(layer, name));
+
+	free(layer);
 	return found;
 }
 
@@ -367,7 +422,7 @@ static int run_archive(const struct session *s, char **cmd, int ncmd, const char
 
 	cpio_add_dir(&w, "tunlab");
 	cpio_add_dir(&w, RUN_BUNDLE);
-	if (strchr(cmd[0], '/') && (cmd[0][0] != '/' || !image_has(s->lab.initrd, cmd[0]) ||
+	if (strchr(cmd[0], '/') && (cmd[0][0] != '/' || !image_has(s, cmd[0]) ||
 				    access(cmd[0], F_OK) == 0)) {
 		struct stat st;
 		const char *base = strrchr(cmd[0], '/') + 1;
@@ -386,7 +441,7 @@ static int run_archive(const struct session *s, char **cmd, int ncmd, const char
 		prog = xasprintf("/" RUN_BUNDLE "/bin/%s", base);
 		cpio_add_dir(&w, RUN_BUNDLE "/bin");
 		cpio_add_file(&w, prog + 1, carried, len, 0755);
-	} else if (!strchr(cmd[0], '/') && !image_has(s->lab.initrd, cmd[0])) {
+	} else if (!strchr(cmd[0], '/') && !image_has(s, cmd[0])) {
 		fprintf(stderr, "tunlab run: %s: not in L1's /usr/bin, /sbin or /bin (%s); a program of this host needs its path, e.g. ./%s\n",
 			cmd[0], s->lab.initrd, cmd[0]);
 		goto out;
@@ -456,6 +511,16 @@ int run_command(int argc, char **argv)
 		return TL_EXIT_USAGE;
 	}
 	ret = session_ready(&s);
+	/* libvirt's layer goes in with the program (no scenario asks for it) */
+	if (ret < 0 && s.libvirt) {
+		char *joined = xasprintf("%s/run+libvirt.cpio", tmp);
+
+		if (concat_archives(s.lab.libvirt_layer, archive, joined) < 0 ||
+		    rename(joined, archive) < 0)
+			ret = TL_EXIT_SETUP;
+		unlink(joined);
+		free(joined);
+	}
 	if (ret >= 0) {
 		unlink(archive);
 		rmdir(tmp);

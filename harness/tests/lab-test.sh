@@ -410,6 +410,10 @@ tunlab_run_streams_and_returns_the_status() {
 	out=$("$runner" run -- "$results/prog.sh" "a b" c 2>/dev/null); status=$?
 	[ "$status" = 5 ] && [ "$out" = "argc=2 [a b] [c]" ] ||
 		{ echo "    # status $status, stdout: $out"; return 1; }
+	# a program of libvirt's layer, there with --libvirt: its status
+	out=$("$runner" run --libvirt -- tunlab-virt 2>/dev/null); status=$?
+	[ "$status" = 2 ] && [[ $out == *"usage: tunlab-virt"* ]] ||
+		{ echo "    # --libvirt: status $status, stdout: $out"; return 1; }
 	# the kernel's tun test under a policy that denies attach_queue
 	out=$("$runner" run --policy guest-image/l1/shell/policies/deny-attach-queue.policy -- \
 		/usr/lib/tunlab/kselftest/net/tun 2>/dev/null); status=$?
