@@ -549,7 +549,9 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	const char *name = st->argv[0], *fdspec = scn_arg(st, "fd");
 	const char *launcher = scn_arg(st, "launcher");
 	bool libvirt = launcher && !strcmp(launcher, "libvirt");
-	unsigned int ready_s = L2_READY_TIMEOUT_S * lab_slowness();
+	/* libvirt probes QEMU, then walks the guest CPU's every property over
+	 * QMP: its guests take about twice as long to be ready */
+	unsigned int ready_s = L2_READY_TIMEOUT_S * lab_slowness() * (libvirt ? 2 : 1);
 	double t0 = now_ms(), deadline = t0 + ready_s * 1000.0;
 	struct guest *guest;
 	char line[256];
