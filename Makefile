@@ -113,7 +113,7 @@ shell: deps
 	@$(HARNESS_RUNNER) shell --kernel $(KERNEL_BZIMAGE) --initrd $(IMAGE_L1)
 
 # --- tests -------------------------------------------------------------------
-.PHONY: test lab-test fault-test
+.PHONY: test lab-test fault-test debug-test
 test: deps
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory fuzz-test
@@ -121,6 +121,7 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory lab-test
 	@$(MAKE) --no-print-directory fault-test
+	@$(MAKE) --no-print-directory debug-test
 
 lab-test: build
 	@harness/tests/lab-test.sh $(HARNESS_RUNNER)
@@ -129,6 +130,29 @@ lab-test: build
 # mounts small tmpfs folders for the results)
 fault-test: build
 	@harness/tests/fault-test.sh $(HARNESS_RUNNER)
+
+# the TUN and tunguard part of the lab on the debug kernel: no kernel
+# report, no leak (the whole suite: make lab DEBUG=1)
+debug-test: build $(KERNEL_DEBUG_BZIMAGE)
+	@harness/tests/debug-test.sh $(HARNESS_RUNNER) $(KERNEL_DEBUG_BZIMAGE) $(DEBUG_LAB_ARGS)
+
+# --- the debug lane's long runs ----------------------------------------------
+# tgstress (harness/l1-programs/tgstress) alone on the debug kernel, its
+# kmemleak scan after it; kernel reports on the console fail the run:
+#   make soak DURATION=SECONDS    the soak (default 600 s)
+#   make kernel-fuzz POLICIES=N   the policy fuzz (default 100000 policies)
+DURATION ?= 600
+POLICIES ?= 100000
+DEBUG_RUN = $(HARNESS_RUNNER) --kernel $(KERNEL_DEBUG_BZIMAGE) $(DEBUG_LAB_ARGS) --no-scenarios
+
+.PHONY: soak kernel-fuzz
+soak: deps
+	@$(MAKE) --no-print-directory build DEBUG=1
+	@$(DEBUG_RUN) --timeout $$(($(DURATION) + 3600)) --ktap tgstress:--policies,0,--soak,$(DURATION)
+
+kernel-fuzz: deps
+	@$(MAKE) --no-print-directory build DEBUG=1
+	@$(DEBUG_RUN) --timeout 86400 --ktap tgstress:--policies,$(POLICIES),--soak,0
 
 # --- speed ----------------------------------------------------------------------
 .PHONY: bench

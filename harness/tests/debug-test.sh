@@ -1,0 +1,66 @@
+#!/bin/bash
+# The debug lane in make test: the TUN and tunguard part of the lab on the
+# debug kernel (kernel/config/debug.extra), which must end with no kernel
+# report and no leak. The whole suite runs there with make lab DEBUG=1; it
+# takes about ten times as long as on the default kernel, too long for
+# make test (README, "The debug lane"). KTAP output, ends with
+# "N passed, N failed".
+# usage: harness/tests/debug-test.sh RUNNER DEBUG_BZIMAGE [RUNNER_ARGS...]
+set -uo pipefail
+
+runner=${1:?usage: debug-test.sh RUNNER DEBUG_BZIMAGE [ARGS...]}
+kernel=${2:?usage: debug-test.sh RUNNER DEBUG_BZIMAGE [ARGS...]}
+shift 2
+args=("$@")
+results=$(mktemp -d /tmp/tunlab-debugtest.XXXXXX)
+trap 'rm -rf "$results"' EXIT
+tests=(debug_kernel_carries_every_checker tun_and_tunguard_run_clean_on_the_debug_kernel)
+passed=0 failed=0 n=0
+
+say() { echo "    # $*"; }
+
+debug_kernel_carries_every_checker() {
+	local config=$(dirname "$kernel")/config opt missing=0
+	for opt in KASAN KASAN_VMALLOC KFENCE PROVE_LOCKING PROVE_RCU DEBUG_LIST \
+		DEBUG_ATOMIC_SLEEP UBSAN UBSAN_SANITIZE_ALL DEBUG_KMEMLEAK; do
+		grep -qx "CONFIG_$opt=y" "$config" || { say "CONFIG_$opt is not set in $config"; missing=1; }
+	done
+	return $missing
+}
+
+tun_and_tunguard_run_clean_on_the_debug_kernel() {
+	# tgcheck, a shorter tgstress than make kernel-fuzz and make soak run,
+	# the TUN and tunguard scenarios; then kmemleak's scan
+	local r j status
+	out=$("$runner" --results "$results" --kernel "$kernel" "${args[@]}" \
+		--ktap tgcheck --ktap tgstress:--policies,3000,--soak,30 \
+		host-scenarios/create host-scenarios/persist host-scenarios/multiqueue \
+		host-scenarios/fdpass/scm-rights.scn host-scenarios/netns \
+		host-scenarios/tunguard/create.scn host-scenarios/tunguard/persist.scn \
+		host-scenarios/tunguard/queues.scn host-scenarios/tunguard/replace.scn 2>&1); status=$?
+	r=$results/latest j=$r/report.json
+	echo "$out" | grep -E '^\[ktap\]|scenarios: ' | sed 's/^/    # /'
+	[ "$status" = 0 ] || { echo "$out" | tail -20 | sed 's/^/    #   /'; say "exit status $status"; return 1; }
+	jq -e '.run.kernel_report == null' "$j" >/dev/null ||
+		{ say "kernel report: $(jq -r '.run.kernel_report.kind' "$j")"; return 1; }
+	jq -e '[.suites[] | select(.name == "kmemleak" and .result == "pass")] | length == 1' "$j" >/dev/null &&
+	jq -e '[.suites[] | select((.name == "tgcheck" or .name == "tgstress") and .result == "pass")] | length == 2' \
+		"$j" >/dev/null || { say "kmemleak, tgcheck or tgstress did not report passing"; return 1; }
+}
+
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	t0=$(date +%s.%N)
+	if "$t"; then
+		echo "# $t took $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
+		echo "ok $n $t"
+		passed=$((passed + 1))
+	else
+		echo "not ok $n $t"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
