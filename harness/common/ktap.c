@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void indent(struct sbuf *sb, int depth)
 {
@@ -91,4 +92,16 @@ void ktap_put(FILE *out, struct sbuf *sb)
 	sb->len = 0;
 	if (sb->buf)
 		sb->buf[0] = '\0';
+}
+
+bool ktap_syntax_line(const char *line)
+{
+	static const char *const starts[] = { "KTAP version ", "TAP version ", "ok ", "not ok ", "#" };
+
+	if (*line == ' ' || *line == '\t')
+		return true;
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (!strncmp(line, starts[i], strlen(starts[i])))
+			return true;
+	return !strncmp(line, "1..", 3) && line[3] >= '0' && line[3] <= '9';
 }

@@ -33,6 +33,13 @@ void ktap_diagf(struct sbuf *sb, int depth, const char *fmt, ...)
  */
 void ktap_result(struct sbuf *sb, int depth, bool ok, int n, const char *name,
 		 const char *directive, const char *reason);
+/*
+ * Whether @line can be part of a KTAP stream printed into the kernel log:
+ * indented (a subtest's lines, a failed expectation's text), or a top-level
+ * version, plan, result or diagnostic. Other kernel messages land between
+ * KUnit's lines whenever they happen to be printed; they are none of these.
+ */
+bool ktap_syntax_line(const char *line);
 /* Write what @sb holds to @out, flush it and empty @sb: for live output. */
 void ktap_put(FILE *out, struct sbuf *sb);
 

@@ -6,6 +6,7 @@
  */
 #include "programs.h"
 #include "outcome.h"
+#include "common/ktap.h"
 #include "common/proto.h"
 #include "common/spawn.h"
 #include "common/verdict.h"
@@ -96,6 +97,8 @@ static void forward_kunit(struct exec_ctx *x)
 			in_kunit = !strcmp(line, "KTAP version 1");
 			continue;
 		}
+		if (!ktap_syntax_line(line))
+			continue;
 		/* the top level's own plan and totals belong to no suite */
 		if (!strncmp(line, "1..", 3)) {
 			planned = atoi(line + 3);

@@ -2,6 +2,7 @@
 /* common/: spawning programs, splitting lines, capabilities. */
 #include "check.h"
 #include "common/caps.h"
+#include "common/ktap.h"
 #include "common/spawn.h"
 #include "common/util.h"
 
@@ -106,4 +107,22 @@ void test_caps_keep_only_what_is_asked(void)
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status));
 	CHECK_INT(WEXITSTATUS(status), 0);
+}
+
+void test_ktap_syntax_line_tells_kunit_from_other_kernel_messages(void)
+{
+	/* what KUnit prints at the top level and nested */
+	CHECK(ktap_syntax_line("KTAP version 1"));
+	CHECK(ktap_syntax_line("1..3"));
+	CHECK(ktap_syntax_line("ok 1 tunguard_policy"));
+	CHECK(ktap_syntax_line("not ok 2 tunguard_policy # SKIP no"));
+	CHECK(ktap_syntax_line("# Totals: pass:53 fail:0 skip:0 total:53"));
+	CHECK(ktap_syntax_line("    # Subtest: tunguard_policy"));
+	CHECK(ktap_syntax_line("    Expected ret == 0, but"));
+	/* what the kernel logs in between, whenever it happens to */
+	CHECK(!ktap_syntax_line("tsc: Refined TSC clocksource calibration: 2445.417 MHz"));
+	CHECK(!ktap_syntax_line("clocksource: Switched to clocksource tsc"));
+	CHECK(!ktap_syntax_line("1..x"));
+	CHECK(!ktap_syntax_line("okay"));
+	CHECK(!ktap_syntax_line(""));
 }

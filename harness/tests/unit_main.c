@@ -45,6 +45,7 @@
 	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
 	X(test_lines_are_split_across_reads_without_cr)		\
 	X(test_caps_keep_only_what_is_asked)				\
+	X(test_ktap_syntax_line_tells_kunit_from_other_kernel_messages) \
 	X(test_timed_out_test_leaves_no_process_behind)			\
 	X(test_isolated_test_status_is_its_return_value)			\
 	X(test_tgmodel_canonical_form_orders_ops_and_fields)		\
