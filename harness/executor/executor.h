@@ -66,6 +66,17 @@ struct exec_ctx {
 	int step_timeout_s;
 	char *step_records;	/* decision records the last step produced, if checked */
 	struct se_state *selinux;	/* SELinux's boot mode and audit stream (selinux.h) */
+	/*
+	 * Shared with the parent of a scenario's process, which reports for it
+	 * if it dies: the scenario begun and not ended (-1: none), and how many
+	 * of its group have begun.
+	 */
+	struct group_progress *progress;
+};
+
+struct group_progress {
+	int open_idx;
+	int begun;
 };
 
 #endif

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +100,10 @@ static void emit_begin(struct exec_ctx *x, int idx)
 	char n[16];
 
 	x->idx = idx;
+	if (x->progress) {
+		x->progress->open_idx = idx;
+		x->progress->begun++;
+	}
 	snprintf(n, sizeof(n), "%d", idx);
 	proto_emit(x->out, "begin", 1, n);
 }
@@ -110,6 +115,8 @@ static void emit_end(struct exec_ctx *x, enum tl_result res, double ms, const ch
 	snprintf(idx, sizeof(idx), "%d", x->idx);
 	snprintf(t, sizeof(t), "%.1f", ms);
 	proto_emit(x->out, "end", 4, idx, tl_result_name(res), t, why);
+	if (x->progress)
+		x->progress->open_idx = -1;
 }
 
 /* Plan item @idx begins and ends at once, in error. */
@@ -235,21 +242,49 @@ static bool run_group(struct exec_ctx *x, struct plan_item *items, int n, unsign
 	return all;
 }
 
+/*
+ * The group's process died: the scenario it was in ends in error (the
+ * runner keeps what it sent before), and those of the group it never
+ * began are not run, saying why.
+ */
+static void report_died_group(struct exec_ctx *x, struct plan_item *items, int n,
+			      const struct group_progress *gp, int sig)
+{
+	char *msg = xasprintf("the executor's scenario process died (signal %d)", sig);
+	char *rest = xasprintf("not run: %s in the scenario it continues", msg);
+
+	if (gp->open_idx >= 0) {
+		x->idx = gp->open_idx;
+		emit_end(x, TL_ERROR, 0, msg);
+	}
+	for (int k = gp->begun; k < n; k++)
+		emit_not_run(x, items[k].idx, k ? rest : msg);
+	free(rest);
+	free(msg);
+}
+
 /* Run a group in a child in a fresh network namespace, unless it asks for L1's. */
 static bool run_group_isolated(struct exec_ctx *x, struct plan_item *items, int n,
 			       unsigned int have, const struct tg_state *tg)
 {
+	struct group_progress *gp;
 	struct sbuf why = { 0 };
+	bool ok = false;
 	int status;
 	pid_t pid;
 
 	if (items[0].sc->init_netns)
 		return run_group(x, items, n, have, tg);
+	gp = mmap(NULL, sizeof(*gp), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (gp == MAP_FAILED) {
+		emit_not_run(x, items[0].idx, "cannot share the scenario's progress (mmap)");
+		return false;
+	}
+	*gp = (struct group_progress){ .open_idx = -1 };
 	fflush(x->out);
 	pid = fork();
 	if (pid == 0) {
-		bool ok;
-
+		x->progress = gp;
 		if (enter_scenario_netns(&why) < 0) {
 			for (int k = 0; k < n; k++)
 				emit_not_run(x, items[k].idx, why.buf);
@@ -259,20 +294,14 @@ static bool run_group_isolated(struct exec_ctx *x, struct plan_item *items, int 
 		fflush(x->out);
 		_exit(ok ? 0 : 1);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		emit_not_run(x, items[0].idx, "cannot fork the scenario's process");
-		return false;
-	}
-	if (!WIFEXITED(status)) {
-		/* it died mid-scenario: say so, the runner keeps what it sent */
-		char *msg = xasprintf("the executor's scenario process died (signal %d)",
-				      WTERMSIG(status));
-
-		emit_end(x, TL_ERROR, 0, msg);
-		free(msg);
-		return false;
-	}
-	return WEXITSTATUS(status) == 0;
+	else if (!WIFEXITED(status))
+		report_died_group(x, items, n, gp, WTERMSIG(status));
+	else
+		ok = WEXITSTATUS(status) == 0;
+	munmap(gp, sizeof(*gp));
+	return ok;
 }
 
 /* The scenarios right after @items[0] that continue it, with it: a group. */

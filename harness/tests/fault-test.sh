@@ -5,7 +5,7 @@
 # must see: the fault named precisely, nothing already reported lost, no
 # half-written report, no guest left running. KTAP output, ends with
 # "N passed, N failed".
-# usage: harness/tests/fault-test.sh RUNNER
+# usage: harness/tests/fault-test.sh RUNNER [TEST...]   (default: every test)
 set -uo pipefail
 
 runner=${1:?usage: fault-test.sh RUNNER}
@@ -18,6 +18,7 @@ cleanup() {
 trap cleanup EXIT
 tests=(l1_qemu_killed_mid_scenario_is_an_error_and_the_rest_runs
 	l2_that_never_boots_fails_its_step_and_is_stopped
+	scenario_process_killed_is_reported_on_its_own_scenario
 	qemu_missing_in_l1_is_a_setup_error_naming_it
 	unwritable_results_folder_stops_before_boot
 	full_results_folder_is_reported_and_leaves_no_half_report
@@ -112,6 +113,33 @@ SCN
 		{ say "the guest's console log is not kept"; return 1; }
 }
 
+scenario_process_killed_is_reported_on_its_own_scenario() {
+	# the executor's process for a group (a scenario and the one that
+	# continues it) killed in the group's second file of the plan: the
+	# error lands on the scenario it was in, the continuation is not run,
+	# the scenarios before and after keep their own results
+	local d=$results/died
+	mkdir -p "$d"
+	printf 'scenario the one before\nrun true => ok\n' > "$d/a.scn"
+	cat > "$d/b.scn" <<'SCN'
+scenario the one that dies
+run true                          => ok
+run sh -c kill${IFS}-KILL${IFS}$PPID  => ok
+
+scenario the one that continues it
+continues
+run true                          => ok
+SCN
+	printf 'scenario the one after\nrun true => ok\n' > "$d/c.scn"
+	run_expect 3 --no-ktap "$d" || return 1
+	local j=$results/latest/report.json
+	reports_are_whole &&
+	jq -e '[.scenarios[].result] == ["pass", "error", "error", "pass"] and
+		(.scenarios[1].reason | test("scenario process died \\(signal 9\\)")) and
+		(.scenarios[2].reason | test("^not run: .*died"))' "$j" >/dev/null ||
+		{ jq -r '.scenarios[] | "    # \(.result) \(.title): \(.reason)"' "$j"; return 1; }
+}
+
 # Run the runner in the foreground; its status must be WANT.
 run_expect() { # run_expect WANT ARGS...
 	local want=$1; shift
@@ -199,6 +227,7 @@ ctrl_c_stops_the_guests_and_writes_an_interrupted_report() {
 		{ jq -c '{run: .run.interrupted, s: [.scenarios[] | [.result, .reason]]}' "$j" | sed 's/^/    # /'; return 1; }
 }
 
+[ $# -gt 1 ] && tests=("${@:2}")
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 for t in "${tests[@]}"; do
