@@ -40,6 +40,9 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 		host-scenarios/tunguard/queues.scn host-scenarios/tunguard/replace.scn 2>&1); status=$?
 	r=$results/latest j=$r/report.json
 	echo "$out" | grep -E '^\[ktap\]|scenarios: ' | sed 's/^/    # /'
+	# what tgstress got through on the debug kernel: policies, records checked
+	grep -E '# ([0-9]+ policies in|[0-9]+ ways to refuse|[0-9.]+ s, [0-9]+ workers|[0-9]+ records checked)' \
+		"$r/report.ktap" 2>/dev/null | sed -E 's/^ *# /    # tgstress: /'
 	[ "$status" = 0 ] || { echo "$out" | tail -20 | sed 's/^/    #   /'; say "exit status $status"; return 1; }
 	jq -e '.run.kernel_report == null' "$j" >/dev/null ||
 		{ say "kernel report: $(jq -r '.run.kernel_report.kind' "$j")"; return 1; }
