@@ -1,9 +1,9 @@
 #!/bin/bash
 # The L1 initramfs: busybox, iproute2's ip, qemu-system-x86_64 with its
-# library closure and the firmware it loads, the lab kernel and the L2
-# initramfs for the nested guests, the harness's L1 programs, the SELinux
-# policy, and the init.
-# usage: guest-image/build-l1.sh OUT.cpio STAGING_DIR BZIMAGE L2_CPIO HARNESS_BIN_DIR
+# library closure and the firmware it loads, the kernel and initramfs the
+# nested guests boot (L1's own kernel is QEMU's -kernel, not in here), the
+# harness's L1 programs, the SELinux policy, and the init.
+# usage: guest-image/build-l1.sh OUT.cpio STAGING_DIR L2_BZIMAGE L2_CPIO HARNESS_BIN_DIR
 # env:   TUNLAB_SELINUX_POLICY (default build/selinux/policy.33),
 #        TUNLAB_KSELFTEST (default build/kselftest)
 set -euo pipefail
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/l1-shell.sh"
 . "$here/l1-kselftest.sh"
 
-out=${1:?usage: build-l1.sh OUT STAGING BZIMAGE L2_CPIO BINDIR}
+out=${1:?usage: build-l1.sh OUT STAGING L2_BZIMAGE L2_CPIO BINDIR}
 staging=${2:?}; bzimage=${3:?}; l2=${4:?}; bindir=${5:?}
 QEMU_BIN=${QEMU_BIN:-/usr/bin/qemu-system-x86_64}
 QEMU_FIRMWARE="qboot.rom linuxboot_dma.bin kvmvapic.bin"

@@ -1,5 +1,5 @@
 # guest-image/: the L2 initramfs (busybox + agent) and the L1 initramfs
-# (busybox, iproute2, QEMU + closure + firmware, lab kernel, L2 image,
+# (busybox, iproute2, QEMU + closure + firmware, L2 kernel, L2 image,
 # harness). Both are reproducible: sorted newc, root-owned, fixed mtimes.
 
 IMAGE_DIR := $(BUILD)/images
@@ -19,10 +19,10 @@ $(IMAGE_L1): export TUNLAB_KSELFTEST := $(abspath $(KSELFTEST_DIR))
 
 $(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) $(IMAGE_L1_SHELL) \
 		guest-image/l1-kselftest.sh $(KSELFTEST_STAMP) \
-		$(IMAGE_L2) $(KERNEL_BZIMAGE) $(HARNESS_L1_BINS) \
+		$(IMAGE_L2) $(KERNEL_L2_BZIMAGE) $(HARNESS_L1_BINS) \
 		/usr/bin/qemu-system-x86_64 /usr/sbin/ip
 	@echo "image: L1 initramfs"
-	@guest-image/build-l1.sh $@ $(IMAGE_DIR)/l1.root $(KERNEL_BZIMAGE) \
+	@guest-image/build-l1.sh $@ $(IMAGE_DIR)/l1.root $(KERNEL_L2_BZIMAGE) \
 		$(IMAGE_L2) $(HARNESS_DIR)
 
 # libvirt's QEMU driver and the launcher: a layer the runner appends to the

@@ -101,6 +101,11 @@ default_suite_passes() {
 		jq -e '[.suites[].name] | index("tgcheck") != null and index("kvm-probes") != null' "$r/report.json" >/dev/null &&
 		jq -e 'all(.suites[]; .result == "pass")' "$r/report.json" >/dev/null ||
 		{ echo "    # KUnit, tgcheck or kvm-probes missing or failing in $r/report.json"; return 1; }
+	# every L2 ran the kernel of its own (kernel/config/l2/), not L1's:
+	# the agent's ready line carries uname -r
+	jq -e '[.scenarios[].steps[].message // "" | select(test(" ready in "))] |
+		length > 0 and all(test("[(]ready [^ ]*-l2[+ ]"))' "$r/report.json" >/dev/null ||
+		{ echo "    # an L2 was not ready or did not run the L2 kernel: $r/report.json"; return 1; }
 }
 
 must_fail_scenario_fails_naming_its_step() {
@@ -141,7 +146,7 @@ images_are_reproducible() {
 	mkdir -p "$t"
 	guest-image/build-l2.sh "$t/l2.cpio" "$t/l2.root" &&
 	cmp "$t/l2.cpio" build/images/l2.cpio &&
-	guest-image/build-l1.sh "$t/l1.cpio" "$t/l1.root" build/kernel/bzImage \
+	guest-image/build-l1.sh "$t/l1.cpio" "$t/l1.root" build/kernel-l2/bzImage \
 		build/images/l2.cpio build/harness &&
 	cmp "$t/l1.cpio" build/images/l1.cpio &&
 	guest-image/vmx/build-cd.sh "$t/vmx" "$t/vmx.staging" build/kernel/bzImage build/harness &&
