@@ -120,7 +120,7 @@ kernel_figures() {
 		> "$out/runs/kernel-nochange-naive.txt" 2>&1 && record kernel_nochange naive "$(since "$t0")"
 	# one line of tunguard changed, in a copy of the series
 	mkdir -p "$edit"
-	cp kernel/patches/*.patch "$edit/"
+	cp kernel/patches/6.1/*.patch "$edit/"
 	sed -i '0,/^+.*pr_info("/s/pr_info("/pr_info("bench: /' \
 		"$(grep -l '^+.*pr_info("' "$edit"/*.patch | head -1)"
 	t0=$(date +%s.%N)

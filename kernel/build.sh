@@ -1,30 +1,32 @@
 #!/bin/bash
-# Build the lab kernel: unpack Debian's linux-source-6.1 outside git, apply
-# kernel/patches/*.patch in order with `git am`, configure allnoconfig plus
-# kernel/config/*.config, verify that no requested option was dropped, and
-# build bzImage. The result is cached under a key made of every input, so an
-# unchanged input set is never rebuilt (and a CI clone on the same machine
-# reuses it).
+# Build the lab kernel: unpack Debian's linux-source-VERSION outside git,
+# apply kernel/patches/VERSION/*.patch in order with `git am`, configure
+# allnoconfig plus kernel/config/*.config, verify that no requested option
+# was dropped, and build bzImage. The result is cached under a key made of
+# every input, so an unchanged input set is never rebuilt (and a CI clone on
+# the same machine reuses it).
 #
 # usage: kernel/build.sh OUT_BZIMAGE
-# env:   KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
+# env:   KERNEL_VERSION (Debian's source package: 6.1, the default, or 6.12),
+#        KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
 #        KERNEL_CCACHE (default $TUNLAB_CACHE/ccache; "off" compiles without),
 #        KERNEL_CONFIGS (fragments; default kernel/config/*.config),
-#        KERNEL_PATCH_DIR (default kernel/patches), KERNEL_OBJ_DIR (default
+#        KERNEL_PATCH_DIR (default kernel/patches/VERSION), KERNEL_OBJ_DIR (default
 #        $KERNEL_BUILD_DIR/obj: a second configuration shares the tree but
 #        not the objects)
 set -euo pipefail
 
 out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
 here=$(cd "$(dirname "$0")" && pwd)
-tar_path=${KERNEL_SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+kver=${KERNEL_VERSION:-6.1}
+tar_path=${KERNEL_SRC_TAR:-/usr/src/linux-source-$kver.tar.xz}
 # absolute: make -C changes directory
 build_dir=$(realpath -m "${KERNEL_BUILD_DIR:-$here/../build/kernel}")
 cache=${TUNLAB_CACHE:-/var/cache/tunlab}
 jobs=${KERNEL_JOBS:-$(nproc)}
 read -r -a fragments <<< "${KERNEL_CONFIGS:-$(ls "$here"/config/*.config | LC_ALL=C sort | tr '\n' ' ')}"
 shopt -s nullglob
-patches=("${KERNEL_PATCH_DIR:-$here/patches}"/*.patch)
+patches=("${KERNEL_PATCH_DIR:-$here/patches/$kver}"/*.patch)
 shopt -u nullglob
 
 # Every compile goes through ccache: a fresh tree (a new machine, a new
@@ -46,7 +48,8 @@ fi
 say() { printf 'kernel: %s\n' "$*"; }
 die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 
-[ -r "$tar_path" ] || die "$tar_path not found (install linux-source-6.1: make deps)"
+[ -r "$tar_path" ] || die "$tar_path not found (install linux-source-$kver: make deps)"
+[ ${#patches[@]} -gt 0 ] || die "no patches in ${KERNEL_PATCH_DIR:-$here/patches/$kver}"
 
 # How a bzImage is made from its inputs. Bump it when a change to this
 # script changes what it builds (not for messages or paths), so the cache
@@ -55,7 +58,7 @@ KERNEL_RECIPE=1
 
 # The cache key: the source package, every patch and fragment, the recipe
 # and the compiler.
-src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || stat -c %s-%Y "$tar_path")
+src_version=$(dpkg-query -W -f='${Version}' "linux-source-$kver" 2>/dev/null || stat -c %s-%Y "$tar_path")
 key=$( {
 	echo "source $src_version $(stat -c %s "$tar_path")"
 	echo "recipe $KERNEL_RECIPE"
@@ -100,7 +103,7 @@ if [ ! -d "$src/.git" ] || [ "$(cat "$src/.tunlab-source" 2>/dev/null)" != "$src
 	git -C "$src" config user.name "tunlab"
 	git -C "$src" config user.email "tunlab@invalid"
 	git -C "$src" add -A -f
-	git -C "$src" commit -q -m "Debian linux-source-6.1 $src_version"
+	git -C "$src" commit -q -m "Debian linux-source-$kver $src_version"
 	git -C "$src" tag -f pristine >/dev/null
 fi
 

@@ -7,7 +7,8 @@
 # the compiler, so a warm cache needs no tree at all.
 #
 # usage: kernel/selftests.sh OUT_DIR
-#   OUT_DIR/net/tun, OUT_DIR/kvm/<test> (the names the tree gives them)
+#   OUT_DIR/net/tun, OUT_DIR/kvm/<test>, OUT_DIR/tunguard/tunguard_test
+#   (the names the tree gives them)
 # env:   KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_CCACHE (as kernel/build.sh)
 set -euo pipefail
 
@@ -20,6 +21,8 @@ out=$(realpath -m "$out")
 
 # tools/testing/selftests/net: the TUN driver's own test (5 cases)
 NET_TESTS="tun"
+# tools/testing/selftests/tunguard: the series' own tests of the module
+TUNGUARD_TESTS="tunguard_test"
 # tools/testing/selftests/kvm: what the lab's nested guests lean on
 # (host-scenarios/kselftest/kvm.scn says why each is run)
 KVM_TESTS="x86_64/userspace_io_test x86_64/xen_shinfo_test x86_64/xapic_ipi_test
@@ -49,7 +52,8 @@ if [ -d "$cached" ]; then
 	exit 0
 fi
 
-# The tree kernel/build.sh leaves: Debian's 6.1, the series applied. When
+# The tree kernel/build.sh leaves: Debian's 6.1, the series applied (it
+# carries tools/testing/selftests/tunguard). When
 # it is gone (make clean, or a clone that found the kernel cached), let
 # kernel/build.sh make it again into a scratch cache; ccache answers the
 # compiles.
@@ -82,6 +86,11 @@ mkdir -p "$work/net"
 # shellcheck disable=SC2086
 make -C "$src/tools/testing/selftests/net" OUTPUT="$work/net" KHDR_INCLUDES="$hdrs" \
 	LDFLAGS=-static $net_bins >> "$log" 2>&1 || { tail -20 "$log" >&2; die "net selftests failed (log: $log)"; }
+tg_bins=$(for t in $TUNGUARD_TESTS; do echo "$work/tunguard/$t"; done)
+mkdir -p "$work/tunguard"
+# shellcheck disable=SC2086
+make -C "$src/tools/testing/selftests/tunguard" OUTPUT="$work/tunguard" KHDR_INCLUDES="$hdrs" \
+	LDFLAGS=-static $tg_bins >> "$log" 2>&1 || { tail -20 "$log" >&2; die "tunguard selftests failed (log: $log)"; }
 kvm_bins=$(for t in $KVM_TESTS; do echo "$work/kvm/$t"; done)
 # shellcheck disable=SC2086
 make -C "$src/tools/testing/selftests/kvm" -j"$(nproc)" OUTPUT="$work/kvm" KHDR_INCLUDES="$hdrs" \
@@ -91,11 +100,11 @@ make -C "$src/tools/testing/selftests/kvm" -j"$(nproc)" OUTPUT="$work/kvm" KHDR_
 # the programs only, stripped: each is static, 1.5 MiB with its symbols,
 # and every L1 boot loads them
 mkdir -p "$work.bin"
-for b in $net_bins $kvm_bins; do
+for b in $net_bins $tg_bins $kvm_bins; do
 	rel=${b#"$work"/}
 	install -D -m 0755 -s "$b" "$work.bin/$rel"
 done
 rm -rf "$work"
 mv "$work.bin" "$cached"
-say "built $(echo $NET_TESTS $KVM_TESTS | wc -w) programs in $(( $(date +%s) - t0 )) s (cache $key)"
+say "built $(echo $NET_TESTS $TUNGUARD_TESTS $KVM_TESTS | wc -w) programs in $(( $(date +%s) - t0 )) s (cache $key)"
 install_result

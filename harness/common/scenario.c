@@ -833,11 +833,16 @@ enum decision_want { WANT_OP, WANT_VERDICT, WANT_FIELD };
 
 static bool decision_op(struct parser *p, struct scn_step *st, const struct token *w)
 {
-	static const char *const ops[] = { "create", "open", "attach", "attach_queue", NULL };
+	static const char *const ops[] = { "create", "open", "attach_queue", NULL };
 	struct scn_decision *d;
 
+	/* tunguard no longer decides on tun_dev_attach: say so, not "unknown" */
+	if (tok_is(w, "attach")) {
+		diag(p, w->col, "decision: tunguard records no 'attach': TUNSETIFF on a device is 'open', TUNSETQUEUE is 'attach_queue'");
+		return false;
+	}
 	if (!one_of(w, ops)) {
-		diag(p, w->col, "decision: unknown operation '%.*s': expected create, open, attach or attach_queue",
+		diag(p, w->col, "decision: unknown operation '%.*s': expected create, open or attach_queue",
 		     (int)w->len, w->s);
 		return false;
 	}

@@ -146,7 +146,7 @@ void test_parse_policy_mode_and_decisions(void)
 
 	CHECK_INT(parse("scenario s\nrequires tunguard\nmode permissive\n"
 			"policy default deny\npolicy allow create uid=0 type=tap name=lab*\n"
-			"as 1000 attach tap lab0 => ok decision open allow, attach allow rule=2 uid=1000\n"
+			"as 1000 attach tap lab0 => ok decision open allow, attach_queue allow rule=2 uid=1000\n"
 			"as 1001 attach tap lab0 => EPERM decision none\n"
 			"link lo => ok\n", &f, &d), 0);
 	CHECK_INT(d.n, 0);

@@ -21,10 +21,11 @@ void test_tgmodel_canonical_form_orders_ops_and_fields(void)
 	char *text;
 
 	CHECK_INT(parse("# a comment\n"
-			"allow attach_queue,create\tcreator=no gid=5-6 uid=7 name=vm*  # why\r\n"
+			"allow attach_queue,create\tcreator=no gid=5-6 uid=7 name=vm*\r\n"
 			"\n"
 			"  default   deny\n"
-			"deny open,attach,attach_queue,create netns=other mq=yes type=tun "
+			"\t#also a comment, after blanks\n"
+			"deny open,attach_queue,create netns=other mq=yes type=tun "
 			"userns=child cap=!net_admin\n", &p).err, 0);
 	text = tgm_canonical(&p);
 	CHECK_STR(text, "allow create,attach_queue uid=7 gid=5-6 name=vm* creator=no\n"
@@ -56,6 +57,12 @@ void test_tgmodel_refuses_with_line_and_reason(void)
 		{ "default allow\n\ndefault deny\n", 3, "second default line" },
 		{ "default allow please\n", 1, "trailing text after default" },
 		{ "allow any\n", 0, "no default line" },
+		{ "allow any name=vm*  # why\ndefault allow\n", 1, "a comment must start its line" },
+		{ "default allow # why\n", 1, "a comment must start its line" },
+		{ "deny any\nallow open,attach\ndefault allow\n", 2,
+		  "no operation attach: use open or attach_queue" },
+		{ "allow any name=[^v]*\ndefault allow\n", 1,
+		  "[^...] is not a negated class: write [!...]" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -131,7 +138,7 @@ void test_tgmodel_first_matching_rule_decides(void)
 
 	CHECK_INT(parse("allow create uid=0 type=tap name=vm*\n"
 			"deny create\n"
-			"allow open,attach gid=2000 name=vm[0-9]\n"
+			"allow open gid=2000 name=vm[0-9]\n"
 			"deny any name=vm*\n"
 			"allow attach_queue mq=yes creator=yes cap=net_admin\n"
 			"default deny\n", &p).err, 0);
@@ -145,5 +152,13 @@ void test_tgmodel_first_matching_rule_decides(void)
 	CHECK_INT(tgm_match(&p, TGM_ATTACH_QUEUE, &root, &tun0), 5);
 	CHECK_INT(tgm_match(&p, TGM_OPEN, &root, &tun0), 0);
 	CHECK(!tgm_allows(&p, 0));
+	tgm_free(&p);
+
+	/* '#' inside a word is part of it, as in an interface name */
+	CHECK_INT(parse("deny open name=vm#1\ndefault allow\n", &p).err, 0);
+	vm1.name = "vm#1";
+	CHECK_INT(tgm_match(&p, TGM_OPEN, &user, &vm1), 1);
+	vm1.name = "vm";
+	CHECK_INT(tgm_match(&p, TGM_OPEN, &user, &vm1), 0);
 	tgm_free(&p);
 }

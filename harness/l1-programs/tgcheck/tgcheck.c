@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -598,8 +599,31 @@ static void test_policy_read_back_canonical(void)
 static void test_policy_replaced_whole(void)
 {
 	LOAD_POLICY("allow create name=a*\nallow open\ndefault deny\n");
-	LOAD_POLICY("deny attach uid=7\ndefault allow\n");
-	expect_policy("deny attach uid=7\ndefault allow\n", "second policy");
+	LOAD_POLICY("deny attach_queue uid=7\ndefault allow\n");
+	expect_policy("deny attach_queue uid=7\ndefault allow\n", "second policy");
+}
+
+/* '#' starts a comment only at the start of a line: elsewhere it is a name's. */
+static void test_hash_inside_a_name(void)
+{
+	struct step_result r;
+
+	LOAD_POLICY("# tgcheck\n"
+		    "  # indented comment\n"
+		    "deny open name=tgc#1\n"
+		    "default allow\n");
+	expect_policy("deny open name=tgc#1\ndefault allow\n", "policy with '#' in a name");
+	SET_MODE("enforce");
+	make_persistent("tgc#1", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc", IFF_TAP | IFF_NO_PI, -1);
+
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc#1", -EACCES);
+	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc#1", "tap", "enforce", &r,
+		       (struct expect[]){ { "open", "deny", "1" } }, 1);
+	/* the old parser read "name=tgc#1" as "name=tgc" */
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc", 0);
+	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc", "tap", "enforce", &r,
+		       (struct expect[]){ { "open", "allow", "default" } }, 1);
 }
 
 /* Find @needle in the kernel log written after @fd was opened. */
@@ -624,11 +648,18 @@ static void test_bad_policy_keeps_old(void)
 	static const struct {
 		const char *text, *log;
 	} bad[] = {
-		{ "default deny\npermit any\n", "line 2: unknown verb" },
-		{ "allow any uid=9-1\ndefault deny\n", "line 1: reversed range" },
+		{ "default deny\npermit any\n", "line 2 (rule 1): unknown verb" },
+		{ "allow any uid=9-1\ndefault deny\n", "line 1 (rule 1): reversed range" },
 		{ "allow any\n", "no default line" },
 		{ "allow open uid=1000\ndefault deny\nallow bogus\n",
-		  "line 3: unknown operation" },
+		  "line 3 (rule 2): unknown operation" },
+		{ "# one\n\ndeny create\nallow open name=vm*  # why\ndefault deny\n",
+		  "line 4 (rule 2): a comment must start its line" },
+		{ "default deny # why\n", "line 1: a comment must start its line" },
+		{ "allow open,attach uid=1000\ndefault deny\n",
+		  "line 1 (rule 1): no operation attach: use open or attach_queue" },
+		{ "deny open name=[^v]*\ndefault allow\n",
+		  "line 1 (rule 1): [^...] is not a negated class: write [!...]" },
 	};
 	unsigned int i;
 	int kmsg, err;
@@ -678,6 +709,108 @@ static void test_write_needs_cap_mac_admin(void)
 	       mode);
 }
 
+/* Pass @fd over @sock (SCM_RIGHTS); 0 or -errno. */
+static int send_fd(int sock, int fd)
+{
+	char data = 'f';
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+static int recv_fd(int sock)
+{
+	char data;
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -errno;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -EPROTO;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+static int write_fd(int fd, const char *text)
+{
+	ssize_t n = write(fd, text, strlen(text));
+
+	return n < 0 ? -errno : (size_t)n == strlen(text) ? 0 : -EIO;
+}
+
+/*
+ * A write is judged by the credentials the file was opened with: a
+ * descriptor opened with CAP_MAC_ADMIN works in a task without it, one
+ * opened without it fails in a task that has it.
+ */
+static void test_write_judged_by_opener(void)
+{
+	static const char good[] = "deny create name=tgco*\ndefault allow\n";
+	static const char from_child[] = "deny open name=tgco*\ndefault allow\n";
+	int priv_fd, sock[2], status, err;
+	pid_t pid;
+
+	LOAD_POLICY(good);
+	priv_fd = open(TG_POLICY, O_WRONLY | O_CLOEXEC);
+	ASSERT(priv_fd >= 0, "open(%s): %s", TG_POLICY, strerror(errno));
+	ASSERT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock) == 0,
+	       "socketpair: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd;
+
+		close(sock[0]);
+		err = caps_keep_only(~CAP_BIT(CAP_MAC_ADMIN), false) ? -errno : 0;
+		ASSERT_OK(err, "capset(drop CAP_MAC_ADMIN)");
+		EXPECT_ERR(write_fd(priv_fd, from_child), 0,
+			   "write(policy) without CAP_MAC_ADMIN on a descriptor opened with it");
+		fd = open(TG_POLICY, O_WRONLY | O_CLOEXEC);
+		ASSERT(fd >= 0, "open(%s) without CAP_MAC_ADMIN: %s", TG_POLICY,
+		       strerror(errno));
+		ASSERT_OK(send_fd(sock[1], fd), "sendmsg(SCM_RIGHTS)");
+		exit(t_result);
+	}
+	close(sock[1]);
+	close(priv_fd);
+	err = recv_fd(sock[0]);
+	close(sock[0]);
+	waitpid(pid, &status, 0);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "child without CAP_MAC_ADMIN failed (status %#x)", status);
+	expect_policy(from_child, "after a write through the privileged opener's descriptor");
+	ASSERT(err >= 0, "recvmsg(SCM_RIGHTS): %s", strerror(-err));
+	EXPECT_ERR(write_fd(err, good), -EPERM,
+		   "write(policy) with CAP_MAC_ADMIN on a descriptor opened without it");
+	close(err);
+	expect_policy(from_child, "after a write through an unprivileged opener's descriptor");
+}
+
 static void test_oversized_policy_refused(void)
 {
 	static const char good[] = "allow any\ndefault deny\n";
@@ -722,30 +855,113 @@ static void test_create_allowed_and_denied(void)
 	EXPECT(!dev_exists("tgc1"), "tgc1 exists after a denied create");
 }
 
-static void test_open_attach_allowed_and_denied(void)
+/*
+ * A create the driver refuses leaves no record: the decision comes after
+ * the driver's checks, right before the device registers.  An interface
+ * index already taken (TUNSETIFINDEX) is one such refusal.
+ */
+static void test_refused_create_leaves_no_record(void)
+{
+	char path[64], buf[32];
+	unsigned long long mark;
+	unsigned int index;
+	struct record rec;
+	int fd, err;
+
+	LOAD_POLICY("default allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	snprintf(path, sizeof(path), "/sys/class/net/tgc0/ifindex");
+	ASSERT(read_small(path, buf, sizeof(buf)) > 0, "read(%s)", path);
+	index = strtoul(buf, NULL, 10);
+
+	fd = tun_open();
+	ASSERT(ioctl(fd, TUNSETIFINDEX, &index) == 0, "ioctl(TUNSETIFINDEX, %u): %s", index,
+	       strerror(errno));
+	mark = decisions_mark();
+	err = tun_ioctl(fd, TUNSETIFF, "tgc1", IFF_TAP | IFF_NO_PI);
+	close(fd);
+	EXPECT_ERR(err, -EBUSY, "ioctl(TUNSETIFF) creating tgc1 at the index of tgc0");
+	EXPECT(!dev_exists("tgc1"), "tgc1 exists after a refused create");
+	EXPECT(decisions_since(mark, &rec, 1) == 0,
+	       "a create the driver refused left a record: op=%s verdict=%s dev=%s", rec.op,
+	       rec.verdict, rec.dev);
+}
+
+static void test_open_allowed_and_denied(void)
 {
 	struct step_result r;
 
-	LOAD_POLICY("allow open,attach uid=1000 name=tgc0\n"
-		    "deny attach uid=1001 name=tgc0\n"
-		    "deny open uid=1002 name=tgc0\n"
+	LOAD_POLICY("allow open uid=1000 name=tgc0\n"
+		    "deny open uid=1001 name=tgc0\n"
 		    "default allow\n");
 	SET_MODE("enforce");
 	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
 
 	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc0", 0);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc0", "tap", "enforce", &r,
-		       (struct expect[]){ { "open", "allow", "1" },
-					  { "attach", "allow", "1" } }, 2);
+		       (struct expect[]){ { "open", "allow", "1" } }, 1);
 
 	r = do_step("ioctl(TUNSETIFF) attaching to", USER_B, step_setiff_tap, "tgc0", -EACCES);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_B, "tgc0", "tap", "enforce", &r,
-		       (struct expect[]){ { "open", "allow", "default" },
-					  { "attach", "deny", "2" } }, 2);
+		       (struct expect[]){ { "open", "deny", "2" } }, 1);
 
-	r = do_step("ioctl(TUNSETIFF) attaching to", USER_C, step_setiff_tap, "tgc0", -EACCES);
+	r = do_step("ioctl(TUNSETIFF) attaching to", USER_C, step_setiff_tap, "tgc0", 0);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_C, "tgc0", "tap", "enforce", &r,
-		       (struct expect[]){ { "open", "deny", "3" } }, 1);
+		       (struct expect[]){ { "open", "allow", "default" } }, 1);
+}
+
+/* The driver's EBUSY comes before the decision: a busy device is not decided. */
+static void test_busy_device_is_not_decided(void)
+{
+	unsigned long long mark;
+	struct record rec;
+	int fd, fd2, err;
+
+	LOAD_POLICY("default allow\n");
+	SET_MODE("enforce");
+	fd = tun_open();
+	ASSERT_OK(tun_ioctl(fd, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI),
+		  "ioctl(TUNSETIFF) creating tgc0");
+	fd2 = tun_open();
+	mark = decisions_mark();
+	err = tun_ioctl(fd2, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI);
+	close(fd2);
+	close(fd);
+	EXPECT_ERR(err, -EBUSY, "ioctl(TUNSETIFF) on single-queue tgc0, already attached");
+	EXPECT(decisions_since(mark, &rec, 1) == 0,
+	       "an attach the driver refused left a record: op=%s verdict=%s", rec.op,
+	       rec.verdict);
+}
+
+/*
+ * A rename is not decided: open rules see the device's current name, a
+ * create rule only the name it was created with.
+ */
+static void test_renamed_device_seen_by_open(void)
+{
+	struct step_result r;
+	struct ifreq ifr;
+	int sock;
+
+	LOAD_POLICY("deny create name=tgcbr*\n"
+		    "deny open name=tgcbr*\n"
+		    "default allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgcx0", IFF_TAP | IFF_NO_PI, -1);
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT(sock >= 0, "socket(AF_INET): %s", strerror(errno));
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "tgcx0");
+	snprintf(ifr.ifr_newname, IFNAMSIZ, "tgcbr0");
+	ASSERT(ioctl(sock, SIOCSIFNAME, &ifr) == 0, "ioctl(SIOCSIFNAME, tgcx0 -> tgcbr0): %s",
+	       strerror(errno));
+	close(sock);
+
+	r = do_step("ioctl(TUNSETIFF) attaching to renamed", USER_A, step_setiff_tap, "tgcbr0",
+		    -EACCES);
+	expect_records("ioctl(TUNSETIFF) attaching to renamed", USER_A, "tgcbr0", "tap", "enforce",
+		       &r, (struct expect[]){ { "open", "deny", "2" } }, 1);
 }
 
 static void test_attach_queue_allowed_and_denied(void)
@@ -760,8 +976,7 @@ static void test_attach_queue_allowed_and_denied(void)
 
 	r = do_step("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_A, step_attach_queue, "tgcq0", 0);
 	expect_records("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_A, "tgcq0", "tap", "enforce", &r,
-		       (struct expect[]){ { "attach_queue", "allow", "2" },
-					  { "attach", "allow", "2" } }, 2);
+		       (struct expect[]){ { "attach_queue", "allow", "2" } }, 1);
 
 	r = do_step("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_B, step_attach_queue, "tgcq0",
 		    -EACCES);
@@ -783,8 +998,7 @@ static void test_permissive_allows_and_records(void)
 	LOAD_POLICY("deny any name=tgc1\ndefault allow\n");
 	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc1", 0);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc1", "tap", "permissive", &r,
-		       (struct expect[]){ { "open", "deny", "1" },
-					  { "attach", "deny", "1" } }, 2);
+		       (struct expect[]){ { "open", "deny", "1" } }, 1);
 }
 
 static void test_off_records_nothing(void)
@@ -817,8 +1031,7 @@ static void test_dac_refusal_leaves_no_record(void)
 
 	r = do_step("ioctl(TUNSETIFF) attaching (owner) to", USER_A, step_setiff_tap, "tgc0", 0);
 	expect_records("ioctl(TUNSETIFF) attaching (owner) to", USER_A, "tgc0", "tap", "enforce", &r,
-		       (struct expect[]){ { "open", "allow", "default" },
-					  { "attach", "allow", "default" } }, 2);
+		       (struct expect[]){ { "open", "allow", "default" } }, 1);
 }
 
 static void test_decisions_seek_and_stats(void)
@@ -929,7 +1142,7 @@ static char *big_policy(int nrules, const char *dflt)
 	ASSERT(text, "malloc(%zu)", size);
 	for (i = 0; i < nrules - 10; i++)
 		n += snprintf(text + n, size - n,
-			      "%s open,attach,attach_queue name=vm%d uid=%d\n",
+			      "%s open,attach_queue name=vm%d uid=%d\n",
 			      i % 3 ? "allow" : "deny", i, 1000 + i % 50);
 	for (i = 0; i < 10; i++)
 		n += snprintf(text + n, size - n,
@@ -1073,12 +1286,17 @@ static const struct test tests[] = {
 	{ "lsm_listed", test_lsm_listed, 10 },
 	{ "policy_read_back_canonical", test_policy_read_back_canonical, 10 },
 	{ "policy_replaced_whole", test_policy_replaced_whole, 10 },
+	{ "hash_inside_a_name", test_hash_inside_a_name, 30 },
 	{ "bad_policy_keeps_old", test_bad_policy_keeps_old, 30 },
 	{ "write_needs_cap_mac_admin", test_write_needs_cap_mac_admin, 10 },
+	{ "write_judged_by_opener", test_write_judged_by_opener, 10 },
 	{ "oversized_policy_refused", test_oversized_policy_refused, 10 },
 	{ "create_allowed_and_denied", test_create_allowed_and_denied, 30 },
-	{ "open_attach_allowed_and_denied",
-	  test_open_attach_allowed_and_denied, 30 },
+	{ "refused_create_leaves_no_record",
+	  test_refused_create_leaves_no_record, 30 },
+	{ "open_allowed_and_denied", test_open_allowed_and_denied, 30 },
+	{ "busy_device_is_not_decided", test_busy_device_is_not_decided, 30 },
+	{ "renamed_device_seen_by_open", test_renamed_device_seen_by_open, 30 },
 	{ "attach_queue_allowed_and_denied",
 	  test_attach_queue_allowed_and_denied, 30 },
 	{ "permissive_allows_and_records",

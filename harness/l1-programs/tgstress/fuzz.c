@@ -26,7 +26,7 @@
 
 static const char *const fuzz_names[] = {
 	"fz0", "fz1", "fzd00", "fzd10", "tap0", "vm0", "a", "fzdddddddddddd0",
-	"fz*", "fzd?0", "*", "[!a]*", "fz[0-9]", "\\*", "fz[]]", "*d*d*",
+	"fz*", "fzd?0", "*", "[!a]*", "fz[0-9]", "\\*", "fz[]]", "*d*d*", "fz#1", "[^f]*",
 };
 
 static const uint32_t fuzz_ids[] = { 0, 1, 999, 1000, 1001, 65534, 100000, 4294967294u };

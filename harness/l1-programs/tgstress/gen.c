@@ -32,7 +32,7 @@ static const char *gap(struct rng *r)
 
 static void gen_ops(struct rng *r, struct sbuf *t)
 {
-	unsigned int order[TGM_NOPS] = { 0, 1, 2, 3 }, used = 0;
+	unsigned int order[TGM_NOPS] = { 0, 1, 2 }, used = 0;
 	const char *sep = "";
 
 	if (rng_chance(r, 5)) {
@@ -70,6 +70,9 @@ void gen_rule(struct rng *r, const struct vocab *v, struct sbuf *t)
 	unsigned int order[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
 	uint32_t nfields = rng_below(r, 5);
 
+	/* a comment is a line of its own, its '#' after blanks or not */
+	if (rng_chance(r, 10))
+		sbuf_printf(t, "%s# a comment, # and all\n", gap(r));
 	sbuf_printf(t, "%s%s", rng_chance(r, 2) ? "allow" : "deny", gap(r));
 	gen_ops(r, t);
 	for (int i = 8; i > 0; i--) {
@@ -92,8 +95,6 @@ void gen_rule(struct rng *r, const struct vocab *v, struct sbuf *t)
 		default: sbuf_printf(t, "creator=%s", rng_chance(r, 2) ? "yes" : "no"); break;
 		}
 	}
-	if (rng_chance(r, 10))
-		sbuf_printf(t, "%s# a comment, # and all", gap(r));
 }
 
 void gen_policy(struct rng *r, const struct vocab *v, size_t nrules, struct sbuf *t)

@@ -26,7 +26,7 @@ static const char *const field_names[F_COUNT] = {
 };
 
 const char *const tgm_op_names[TGM_NOPS] = {
-	"create", "open", "attach", "attach_queue",
+	"create", "open", "attach_queue",
 };
 
 #define ALL_OPS ((1u << TGM_NOPS) - 1)
@@ -120,6 +120,9 @@ static const char *parse_name(const char *v, struct tgm_rule *r)
 		return "name too long";
 	if (strpbrk(v, "/:"))
 		return "character not allowed in a device name";
+	/* "[^" is refused, not read as a class of '^': the guide's "[!...]" */
+	if (strstr(v, "[^"))
+		return "[^...] is not a negated class: write [!...]";
 	memcpy(r->name, v, len + 1);
 	return NULL;
 }
@@ -129,6 +132,9 @@ static const char *parse_field(char *word, struct tgm_rule *r)
 	char *eq = strchr(word, '=');
 	int f;
 
+	/* a '#' after a rule's first word is no comment, and no field */
+	if (word[0] == '#')
+		return "a comment must start its line";
 	if (!eq)
 		return "expected field=value";
 	*eq = '\0';
@@ -185,6 +191,9 @@ static const char *parse_ops(char *list, unsigned int *ops)
 			*next++ = '\0';
 		if (!*list)
 			return "empty operation in list";
+		/* the old series' fourth operation, named as such */
+		if (!strcmp(list, "attach"))
+			return "no operation attach: use open or attach_queue";
 		for (op = 0; op < TGM_NOPS && strcmp(list, tgm_op_names[op]); op++)
 			;
 		if (op == TGM_NOPS)
@@ -199,18 +208,20 @@ static const char *parse_ops(char *list, unsigned int *ops)
 /* A rule line: 1; a default line: 2; nothing: 0; otherwise the reason. */
 static int parse_line(char *line, struct tgm_rule *r, bool *dflt, const char **why)
 {
-	char *hash = strchr(line, '#');
 	struct words ws;
 
-	if (hash)
-		*hash = '\0';
 	split_words(line, &ws);
-	if (!ws.n)
+	/* a comment is a line whose first word starts with '#', nothing else */
+	if (!ws.n || ws.w[0][0] == '#')
 		return 0;
 	if (!strcmp(ws.w[0], "default")) {
 		if (ws.n != 2 || ws.overflow || (strcmp(ws.w[1], "allow") && strcmp(ws.w[1], "deny"))) {
-			*why = ws.n < 2 || (strcmp(ws.w[1], "allow") && strcmp(ws.w[1], "deny")) ?
-				"default must be allow or deny" : "trailing text after default";
+			if (ws.n < 2 || (strcmp(ws.w[1], "allow") && strcmp(ws.w[1], "deny")))
+				*why = "default must be allow or deny";
+			else if (ws.w[2][0] == '#')
+				*why = "a comment must start its line";
+			else
+				*why = "trailing text after default";
 			return -1;
 		}
 		*dflt = !strcmp(ws.w[1], "allow");

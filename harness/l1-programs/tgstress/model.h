@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum tgm_op { TGM_CREATE, TGM_OPEN, TGM_ATTACH, TGM_ATTACH_QUEUE, TGM_NOPS };
+enum tgm_op { TGM_CREATE, TGM_OPEN, TGM_ATTACH_QUEUE, TGM_NOPS };
 enum tgm_type { TGM_TYPE_NONE, TGM_TYPE_TUN, TGM_TYPE_TAP };
 
 #define TGM_MAX_RULES	2048
