@@ -89,6 +89,13 @@ t0=$(date +%s)
 src=$build_dir/linux
 obj=$(realpath -m "${KERNEL_OBJ_DIR:-$build_dir/obj}")
 mkdir -p "$build_dir"
+# One build at a time per tree: make -j runs the rules of the lab, L2 and
+# debug kernels side by side, and each re-applies the series to this tree.
+exec 9> "$build_dir/.lock"
+if ! flock -n 9; then
+	say "waiting for another build in $build_dir"
+	flock 9
+fi
 
 # A pristine tree, kept between builds in a git repository of its own so a
 # changed series touches only the files it changes (and make rebuilds only
