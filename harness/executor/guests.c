@@ -684,19 +684,25 @@ static void forward_console(struct exec_ctx *x, struct guest *guest)
 {
 	char *path = xasprintf("%s/console.log", guest->dir);
 	char *text = read_file(path, NULL), *s, *nl;
+	char idx[16];
 
+	snprintf(idx, sizeof(idx), "%d", x->idx);
+	/*
+	 * The L2 kernel prints only warnings and worse (loglevel=5: every byte
+	 * on the emulated UART is an exit to L1's QEMU), so a guest that hangs
+	 * quietly leaves an empty console: say so rather than keep no log.
+	 */
+	if (!text || !*text)
+		proto_emit(x->out, "log", 3, idx, guest->name,
+			   "tunlab: the guest printed nothing on its console "
+			   "(L2 boots with loglevel=5: only warnings and worse are printed)");
 	for (s = text; s && *s; s = nl + 1) {
 		nl = strchr(s, '\n');
 		if (nl)
 			*nl = '\0';
 		if (nl && nl > s && nl[-1] == '\r')
 			nl[-1] = '\0';
-		{
-			char idx[16];
-
-			snprintf(idx, sizeof(idx), "%d", x->idx);
-			proto_emit(x->out, "log", 3, idx, guest->name, s);
-		}
+		proto_emit(x->out, "log", 3, idx, guest->name, s);
 		if (!nl)
 			break;
 	}
