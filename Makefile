@@ -136,6 +136,28 @@ fault-test: build
 debug-test: build $(KERNEL_DEBUG_BZIMAGE)
 	@harness/tests/debug-test.sh $(HARNESS_RUNNER) $(KERNEL_DEBUG_BZIMAGE) $(DEBUG_LAB_ARGS)
 
+# --- the mutation check --------------------------------------------------------
+# kernel/mutants.sh: each edit of kernel/mutants/6.1.list (tun.c's permission
+# paths, tunguard) built alone and run through the TUN and tunguard part of
+# the suite; fails if a mutant not marked equivalent survives.
+# MUTANTS="ID ..." runs only those. mutants-selftest: a mutant that changes
+# nothing must be reported survived (the check bites).
+MUTANTS ?=
+.PHONY: mutants mutants-selftest
+mutants: deps
+	@$(MAKE) --no-print-directory build
+	@kernel/mutants.sh $(HARNESS_RUNNER) $(MUTANTS)
+
+mutants-selftest: deps
+	@$(MAKE) --no-print-directory build
+	@MUTANTS_LIST=kernel/mutants/selftest.list kernel/mutants.sh $(HARNESS_RUNNER); \
+	status=$$?; \
+	if [ $$status = 1 ] && grep -q '^noop-comment  *survived ' results/mutants-selftest.txt; then \
+		echo "mutants-selftest: the no-op mutant survived and the check failed, as it must"; \
+	else \
+		echo "mutants-selftest: FAIL: exit status $$status, expected 1 with noop-comment survived"; exit 1; \
+	fi
+
 # --- the debug lane's long runs ----------------------------------------------
 # tgstress (harness/l1-programs/tgstress) alone on the debug kernel, its
 # kmemleak scan after it; kernel reports on the console fail the run:
