@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -1067,6 +1069,278 @@ static void test_decisions_seek_and_stats(void)
 	       "stats lacks counters:\n%s", stats);
 }
 
+/*
+ * The tests below each catch an edit of the kernel the ones above let
+ * through (kernel/mutants/6.1.list, make mutants).
+ */
+
+/* The "OP allow=N deny=N" counters of the stats file. */
+static bool stats_counts(const char *op, long *allow, long *deny)
+{
+	char stats[512], name[32], *line, *save;
+	long a, d;
+
+	if (read_small(TG_STATS, stats, sizeof(stats)) <= 0)
+		return false;
+	for (line = strtok_r(stats, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%31s allow=%ld deny=%ld", name, &a, &d) == 3 &&
+		    !strcmp(name, op)) {
+			*allow = a;
+			*deny = d;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* stats counts each decision under its operation and its verdict. */
+static void test_stats_count_each_verdict(void)
+{
+	long ca0, cd0, oa0, od0, ca1, cd1, oa1, od1;
+	int fd, i;
+
+	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	ASSERT(stats_counts("create", &ca0, &cd0) && stats_counts("open", &oa0, &od0),
+	       "no create and open counters in %s", TG_STATS);
+	for (i = 0; i < 2; i++) {
+		fd = tun_open();
+		EXPECT_ERR(tun_ioctl(fd, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI), -EACCES,
+			   "ioctl(TUNSETIFF) attaching to tgc0");
+		close(fd);
+	}
+	fd = tun_open();
+	EXPECT_ERR(tun_ioctl(fd, TUNSETIFF, "tgc1", IFF_TAP | IFF_NO_PI), 0,
+		   "ioctl(TUNSETIFF) creating tgc1");
+	close(fd);
+	ASSERT(stats_counts("create", &ca1, &cd1) && stats_counts("open", &oa1, &od1),
+	       "no create and open counters in %s", TG_STATS);
+	EXPECT(ca1 - ca0 == 1 && cd1 == cd0 && oa1 == oa0 && od1 - od0 == 2,
+	       "after one allowed create and two denied opens the stats moved by "
+	       "create allow +%ld deny +%ld, open allow +%ld deny +%ld",
+	       ca1 - ca0, cd1 - cd0, oa1 - oa0, od1 - od0);
+}
+
+#define TG_RING_SIZE	1024
+
+/* The sequence number of the first record a reader at @after gets, or 0. */
+static unsigned long long first_seq_after(unsigned long long after)
+{
+	char buf[TG_RING_SIZE];
+	ssize_t n = pread(decisions_fd, buf, sizeof(buf) - 1, after);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strncmp(buf, "seq=", 4) ? 0 : strtoull(buf + 4, NULL, 10);
+}
+
+/*
+ * A reader the ring has lapped gets the oldest record still kept: the gap
+ * in the sequence numbers shows what it lost. A reader exactly one ring
+ * behind loses nothing; a position past the last record is refused.
+ */
+static void test_ring_lapped_reader_sees_the_gap(void)
+{
+	unsigned long long mark, last, oldest, got;
+	int fd, i, err;
+
+	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	mark = decisions_mark();
+	fd = tun_open();
+	for (i = 0; i < TG_RING_SIZE + 8; i++) {
+		err = tun_ioctl(fd, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI);
+		ASSERT(err == -EACCES, "ioctl(TUNSETIFF) attaching to tgc0, try %d: %s",
+		       i + 1, errname(err));
+	}
+	close(fd);
+	last = decisions_mark();
+	ASSERT(last == mark + TG_RING_SIZE + 8, "%d denials took seq %llu to %llu",
+	       TG_RING_SIZE + 8, mark, last);
+	oldest = last - TG_RING_SIZE + 1;
+	got = first_seq_after(mark);
+	EXPECT(got == oldest, "a reader 8 records more than a ring behind (at %llu) "
+	       "got seq %llu first, expected the oldest kept, %llu", mark, got, oldest);
+	got = first_seq_after(last - TG_RING_SIZE - 1);
+	EXPECT(got == oldest, "a reader one record more than a ring behind got seq %llu "
+	       "first, expected %llu", got, oldest);
+	got = first_seq_after(last - TG_RING_SIZE);
+	EXPECT(got == oldest, "a reader exactly a ring behind got seq %llu first, "
+	       "expected %llu", got, oldest);
+	got = first_seq_after(last - 1);
+	EXPECT(got == last, "a reader one record behind got seq %llu, expected %llu",
+	       got, last);
+	EXPECT(lseek(decisions_fd, last + 1, SEEK_SET) < 0 && errno == EINVAL,
+	       "lseek(%s) past the last record was not refused with EINVAL", TG_DECISIONS);
+	errno = 0;
+	EXPECT(pread(decisions_fd, (char[8]){ 0 }, 8, last + 1) <= 0,
+	       "pread(%s) past the last record returned data", TG_DECISIONS);
+}
+
+/*
+ * A comm with a space and a backslash is escaped in its record, so it
+ * cannot add a field of its own ("uid=7") to the line.
+ */
+static void test_record_escapes_a_forged_comm(void)
+{
+	static const char comm[] = "tgc uid=7\\x";
+	char buf[1024];
+	unsigned long long mark;
+	int status, fd;
+	ssize_t n;
+	pid_t pid;
+
+	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
+	SET_MODE("enforce");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	mark = decisions_mark();
+	fflush(stdout);
+	pid = fork();
+	ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		fd = tun_open();
+		if (prctl(PR_SET_NAME, comm) ||
+		    tun_ioctl(fd, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI) != -EACCES)
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0, "the child named '%s' was not refused tgc0", comm);
+	n = pread(decisions_fd, buf, sizeof(buf) - 1, mark);
+	ASSERT(n > 0, "no decision record after seq %llu", mark);
+	buf[n] = '\0';
+	EXPECT(strstr(buf, " comm=tgc\\x20uid=7\\x5cx uid=0 "),
+	       "the record of a process named '%s' does not escape it: %s", comm, buf);
+}
+
+/* The audit record of a denial let through in permissive mode says res=1. */
+static void test_audit_permissive_denial_res(void)
+{
+	char rec[1024], needle[64];
+	unsigned long long mark;
+	bool found = false;
+	int kmsg, fd, i;
+	ssize_t n;
+
+	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
+	SET_MODE("permissive");
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	/*
+	 * Without an audit daemon the records go to the kernel log, at most
+	 * 10 every 5 s (printk_ratelimit), and tunguard audits at most 100
+	 * decisions every 5 s: let both windows pass after the tests before.
+	 */
+	sleep(6);
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT(kmsg >= 0, "open(/dev/kmsg): %s", strerror(errno));
+	lseek(kmsg, 0, SEEK_END);
+	mark = decisions_mark();
+	fd = tun_open();
+	EXPECT_ERR(tun_ioctl(fd, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI), 0,
+		   "ioctl(TUNSETIFF) attaching to tgc0 in permissive mode");
+	close(fd);
+	snprintf(needle, sizeof(needle), "lsm=tunguard seq=%llu ", mark + 1);
+	for (i = 0; i < 50 && !found; i++) {
+		while (!found && ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE))
+			if (n > 0) {
+				rec[n] = '\0';
+				found = strstr(rec, needle);
+			}
+		if (!found)
+			usleep(100 * 1000);
+	}
+	close(kmsg);
+	if (!found) {
+		diag("no audit record '%s' in the kernel log (an audit daemon takes them)",
+		     needle);
+		exit(KSFT_SKIP);
+	}
+	EXPECT(strstr(rec, " verdict=deny ") && strstr(rec, " tg_mode=permissive ") &&
+	       strstr(rec, " res=1"),
+	       "audit record of a denial let through in permissive mode: %s", rec);
+}
+
+/*
+ * Root of a user namespace that owns the device's network namespace holds
+ * CAP_NET_ADMIN over the device: the driver lets it attach to a device
+ * another uid owns (tun_not_capable), and cap=net_admin matches it. It
+ * holds no capability in the initial namespace, where a wrong check looks.
+ */
+static void test_userns_root_over_its_netns(void)
+{
+	int ready[2], go[2], done[2], nsfd, status, err = -ECHILD;
+	struct record recs[4];
+	unsigned long long mark;
+	char path[64];
+	pid_t child, helper;
+
+	LOAD_POLICY("allow open cap=net_admin name=tgc0\ndeny open name=tgc0\ndefault allow\n");
+	SET_MODE("enforce");
+	ASSERT(!pipe(ready) && !pipe(go) && !pipe(done), "pipe: %s", strerror(errno));
+	fflush(stdout);
+	child = fork();
+	ASSERT(child >= 0, "fork: %s", strerror(errno));
+	if (child == 0) {
+		char c = 0;
+
+		/* uid 0 mapped to itself: root of the namespace, able to open
+		 * /dev/net/tun (root's 0600), with no capability outside */
+		if (unshare(CLONE_NEWUSER) || write_once("/proc/self/setgroups", "deny", 4) ||
+		    write_once("/proc/self/uid_map", "0 0 1", 5) ||
+		    write_once("/proc/self/gid_map", "0 0 1", 5) || unshare(CLONE_NEWNET)) {
+			diag("user and network namespace: %s", strerror(errno));
+			_exit(1);
+		}
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		err = open(TUN_PATH, O_RDWR | O_CLOEXEC);
+		err = err < 0 ? -errno : tun_ioctl(err, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI);
+		_exit(write(done[1], &err, sizeof(err)) == sizeof(err) ? 0 : 1);
+	}
+	close(ready[1]);
+	close(done[1]);
+	{
+		char c;
+
+		ASSERT(read(ready[0], &c, 1) == 1, "the namespace child did not get ready");
+	}
+	/* root, from the initial namespaces, makes tgc0 in the child's netns,
+	 * owned by uid 1000 */
+	helper = fork();
+	ASSERT(helper >= 0, "fork: %s", strerror(errno));
+	if (helper == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)child);
+		nsfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (nsfd < 0 || setns(nsfd, CLONE_NEWNET)) {
+			diag("setns(%s): %s", path, strerror(errno));
+			_exit(1);
+		}
+		make_persistent("tgc0", IFF_TAP | IFF_NO_PI, USER_A);
+		_exit(0);
+	}
+	ASSERT(waitpid(helper, &status, 0) == helper && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0, "making tgc0 in the child's netns failed");
+	mark = decisions_mark();
+	ASSERT(write(go[1], "g", 1) == 1, "write: %s", strerror(errno));
+	if (read(done[0], &err, sizeof(err)) != sizeof(err))
+		err = -ECHILD;
+	waitpid(child, &status, 0);
+	EXPECT_ERR(err, 0, "ioctl(TUNSETIFF) attaching to tgc0 (owner 1000, in its own "
+		   "netns) as root of a user namespace");
+	if (err)
+		return;
+	ASSERT(decisions_since(mark, recs, 4) == 1, "not one decision record for the attach");
+	EXPECT(!strcmp(recs[0].op, "open") && !strcmp(recs[0].verdict, "allow") &&
+	       !strcmp(recs[0].rule, "1") && recs[0].uid == 0 && recs[0].pid == child,
+	       "record: op=%s verdict=%s rule=%s uid=%lu pid=%ld; expected open allow "
+	       "rule=1 uid=0 pid=%d", recs[0].op, recs[0].verdict, recs[0].rule,
+	       recs[0].uid, recs[0].pid, (int)child);
+}
+
 static int count_netdevs(void)
 {
 	DIR *d = opendir("/sys/class/net");
@@ -1305,6 +1579,12 @@ static const struct test tests[] = {
 	{ "dac_refusal_leaves_no_record",
 	  test_dac_refusal_leaves_no_record, 30 },
 	{ "decisions_seek_and_stats", test_decisions_seek_and_stats, 30 },
+	{ "stats_count_each_verdict", test_stats_count_each_verdict, 30 },
+	{ "ring_lapped_reader_sees_the_gap",
+	  test_ring_lapped_reader_sees_the_gap, 120 },
+	{ "record_escapes_a_forged_comm", test_record_escapes_a_forged_comm, 30 },
+	{ "audit_permissive_denial_res", test_audit_permissive_denial_res, 30 },
+	{ "userns_root_over_its_netns", test_userns_root_over_its_netns, 30 },
 	{ "stress_replace_while_busy", test_stress_replace_while_busy, 600 },
 };
 
