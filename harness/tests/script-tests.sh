@@ -9,7 +9,9 @@ trap 'rm -rf "$tmp"' EXIT
 tests=(layout_check_accepts_includes_that_go_one_way
 	layout_check_names_a_wrong_way_include
 	layout_check_needs_a_readme_per_folder
-	l1_init_step_failure_reaches_its_fallback)
+	l1_init_step_failure_reaches_its_fallback
+	alongside_job_is_stopped_when_a_test_fails
+	alongside_failed_job_fails_after_passing_tests)
 passed=0 failed=0 n=0
 
 # A tree of three folders: b and c may include a, a nothing.
@@ -71,6 +73,25 @@ l1_init_step_failure_reaches_its_fallback() {
 	[[ $out == *"tunlab-init: step fails failed (status 3)"* &&
 	   $out == *"fallback after fails (3)"* && $out != *"fallback after works"* ]] ||
 		{ echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+alongside_job_is_stopped_when_a_test_fails() {
+	# make test's debug kernel build must not outlive a failed lab test
+	local out status
+	out=$(harness/tests/alongside.sh "$tmp/job.log" "echo \$\$ > $tmp/job.pid; sleep 60" \
+		true "exit 7" "touch $tmp/not-reached" 2>&1); status=$?
+	[ "$status" = 7 ] && [ ! -e "$tmp/not-reached" ] ||
+		{ echo "    # status $status, expected 7 and no command after the failure"; return 1; }
+	! kill -0 "$(cat "$tmp/job.pid")" 2>/dev/null ||
+		{ echo "    # the job still runs"; kill "$(cat "$tmp/job.pid")"; return 1; }
+	[[ $out == *"'exit 7' failed (status 7)"* ]] || { echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+alongside_failed_job_fails_after_passing_tests() {
+	local out status
+	out=$(harness/tests/alongside.sh "$tmp/job.log" "echo compile error; exit 2" true true 2>&1); status=$?
+	[ "$status" = 1 ] && [[ $out == *"compile error"* && $out == *"failed (status 2"* ]] ||
+		{ echo "    # status $status:"; echo "$out" | sed 's/^/    # /'; return 1; }
 }
 
 echo "KTAP version 1"
