@@ -3,8 +3,8 @@
 # (build/kernel/linux: Debian's 6.1 with kernel/patches applied), with the
 # tree's own Makefiles, linked statically: L1 has no libc of its own for
 # them. The results are cached beside the kernel under a key made of the
-# kernel's key (its sources, patches and configuration), this script and
-# the compiler, so a warm cache needs no tree at all.
+# source package, the series' changes to tools/ and the uapi headers, this
+# script and the compiler, so a warm cache needs no tree at all.
 #
 # usage: kernel/selftests.sh OUT_DIR
 #   OUT_DIR/net/tun, OUT_DIR/kvm/<test>, OUT_DIR/tunguard/tunguard_test
@@ -32,9 +32,18 @@ x86_64/mmio_warning_test x86_64/vmx_exception_with_invalid_guest_state"
 say() { printf 'kselftest: %s\n' "$*"; }
 die() { printf 'kselftest: error: %s\n' "$*" >&2; exit 1; }
 
-[ -r "$build_dir/key" ] || die "$build_dir/key missing: build the kernel first (make kernel)"
+# The programs are built from tools/ and the exported (uapi) headers only:
+# the key takes the source package and the parts of the series under those
+# folders, not the kernel's key, so an edit to tunguard's code or to a
+# configuration fragment does not rebuild them (41 s of an edit loop).
+src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+series_hunks() { # the diffs of kernel/patches/6.1 that touch what the programs are built from
+	awk '/^diff --git /{ keep = ($3 ~ /^a\/(tools|usr|include\/uapi|arch\/[^\/]+\/include\/uapi)\//) }
+		keep' "$here"/patches/6.1/*.patch
+}
 key=$( {
-	cat "$build_dir/key"
+	echo "source $src_version"
+	series_hunks
 	cat "$0"
 	gcc --version | head -1
 } | sha256sum | cut -c1-16)
@@ -57,7 +66,6 @@ fi
 # it is gone (make clean, or a clone that found the kernel cached), let
 # kernel/build.sh make it again into a scratch cache; ccache answers the
 # compiles.
-src_version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 tree_ready() {
 	[ -d "$src/.git" ] && [ "$(cat "$src/.tunlab-source" 2>/dev/null)" = "$src_version" ] &&
 		[ "$(git -C "$src" rev-parse HEAD)" != "$(git -C "$src" rev-parse pristine)" ]
