@@ -38,8 +38,10 @@ endif
 override LAB_ARGS += $(if $(LSM),--selinux enforcing)
 
 # VMX=0 leaves out the VMX lane: kvm-probes in L1 under Bochs, once per
-# kvm_intel setting, about 40 s of CPU (README "The VMX lane")
-VMX ?= 1
+# kvm_intel setting, about 40 s of CPU (README "The VMX lane"). A run of
+# chosen SCENARIOS (the edit loop) leaves it out unless VMX=1 asks for it:
+# the lane runs kvm-probes, no scenario
+VMX ?= $(if $(filter command line environment,$(origin SCENARIOS)),0,1)
 override LAB_ARGS += $(if $(filter 1,$(VMX)),--vmx)
 
 override LAB_ARGS += $(if $(LAB_DEBUG),$(DEBUG_LAB_ARGS))
