@@ -10,6 +10,8 @@ BUILD := build
 SCENARIOS ?= host-scenarios
 # extra options for the runner, e.g. LAB_ARGS=--console
 LAB_ARGS ?=
+# KERNEL=6.1|6.12: the Debian tree and series L1's kernel is built from
+# (kernel/kernel.mk; 6.1 by default)
 # DEBUG=1: L1 runs the debug kernel (kernel/config/debug.extra: KASAN,
 # lockdep, UBSAN, kmemleak, ...), built beside the default one
 DEBUG ?=
@@ -40,9 +42,10 @@ override LAB_ARGS += $(if $(LSM),--selinux enforcing)
 # VMX=0 leaves out the VMX lane: kvm-probes in L1 under Bochs, once per
 # kvm_intel setting, about 40 s of CPU (README "The VMX lane"). A run of
 # chosen SCENARIOS (the edit loop) leaves it out unless VMX=1 asks for it:
-# the lane runs kvm-probes, no scenario
+# the lane runs kvm-probes, no scenario. It boots the default kernel of
+# KERNEL, so DEBUG=1 leaves it out too
 VMX ?= $(if $(filter command line environment,$(origin SCENARIOS)),0,1)
-override LAB_ARGS += $(if $(filter 1,$(VMX)),--vmx)
+override LAB_ARGS += $(if $(filter 1,$(VMX)),$(if $(LAB_DEBUG),,--vmx --vmx-image $(IMAGE_VMX)))
 
 override LAB_ARGS += $(if $(LAB_DEBUG),$(DEBUG_LAB_ARGS))
 
