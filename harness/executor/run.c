@@ -203,7 +203,8 @@ int run_streamed(struct exec_ctx *x, char **argv, const struct scn_actor *actor,
 	return status;
 }
 
-void act_run(struct exec_ctx *x, const struct scn_step *st, int step, struct outcome *oc)
+void act_run(struct exec_ctx *x, const struct scn_step *st, int step, int scn_timeout_s,
+	     struct outcome *oc)
 {
 	struct run_tap tap;
 	bool timed_out;
@@ -211,8 +212,13 @@ void act_run(struct exec_ctx *x, const struct scn_step *st, int step, struct out
 
 	memset(oc, 0, sizeof(*oc));
 	outcome_set(oc, 0, "run %s", st->argv[0]);
-	/* a slow lab (tunlab.slow=N, the debug lane) runs programs N times slower */
-	timeout_s = x->step_timeout_s * (int)lab_slowness();
+	/*
+	 * The step timeout, or the scenario's own when it gives a longer one
+	 * (a whole selftest program is one step); a slow lab (tunlab.slow=N,
+	 * the debug lane) runs programs N times slower
+	 */
+	timeout_s = (scn_timeout_s > x->step_timeout_s ? scn_timeout_s : x->step_timeout_s) *
+		    (int)lab_slowness();
 	status = run_streamed(x, st->argv, &st->actor, x->idx, step, timeout_s, &timed_out, &tap);
 	if (status < 0) {
 		outcome_set(oc, errno, "run %s: cannot start it", st->argv[0]);
