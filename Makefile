@@ -127,10 +127,10 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory kernel-test
 	@harness/tests/alongside.sh $(BUILD)/kernel-debug.log \
-		"$(MAKE) --no-print-directory kernel-debug" \
+		"$(MAKE) --no-print-directory kernel-debug KERNEL=$(TEST_DEBUG_KERNEL)" \
 		"$(MAKE) --no-print-directory fuzz-test" guest-image/selinux/test-policy.sh \
 		"$(MAKE) --no-print-directory lab-test" "$(MAKE) --no-print-directory fault-test"
-	@$(MAKE) --no-print-directory debug-test
+	@$(MAKE) --no-print-directory debug-test KERNEL=$(TEST_DEBUG_KERNEL)
 
 # kernel/build.sh's refusals: a dropped Kconfig option, a patch that does
 # not apply
@@ -146,9 +146,13 @@ fault-test: build
 	@harness/tests/fault-test.sh $(HARNESS_RUNNER)
 
 # the TUN and tunguard part of the lab on the debug kernel: no kernel
-# report, no leak (the whole suite: make lab DEBUG=1)
-debug-test: build $(KERNEL_DEBUG_BZIMAGE)
-	@harness/tests/debug-test.sh $(HARNESS_RUNNER) $(KERNEL_DEBUG_BZIMAGE) $(DEBUG_LAB_ARGS)
+# report, no leak (the whole suite: make lab DEBUG=1); the debug kernel of
+# KERNEL, and in make test of TEST_DEBUG_KERNEL
+TEST_DEBUG_KERNEL ?= 6.1
+debug-test:
+	@$(MAKE) --no-print-directory build DEBUG=1
+	@harness/tests/debug-test.sh $(HARNESS_RUNNER) $(KERNEL_DEBUG_BZIMAGE) \
+		--initrd $(IMAGE_L1) $(DEBUG_LAB_ARGS)
 
 # --- the mutation check --------------------------------------------------------
 # kernel/mutants.sh: each edit of kernel/mutants/6.1.list (tun.c's permission
@@ -179,7 +183,8 @@ mutants-selftest: deps
 #   make kernel-fuzz POLICIES=N   the policy fuzz (default 100000 policies)
 DURATION ?= 600
 POLICIES ?= 100000
-DEBUG_RUN = $(HARNESS_RUNNER) --kernel $(KERNEL_DEBUG_BZIMAGE) $(DEBUG_LAB_ARGS) --no-scenarios
+DEBUG_RUN = $(HARNESS_RUNNER) --kernel $(KERNEL_DEBUG_BZIMAGE) --initrd $(IMAGE_L1) \
+	$(DEBUG_LAB_ARGS) --no-scenarios
 
 .PHONY: soak kernel-fuzz
 soak: deps
