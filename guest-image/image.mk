@@ -2,7 +2,9 @@
 # (busybox, iproute2, QEMU + closure + firmware, L2 kernel, L2 image,
 # harness). Both are reproducible: sorted newc, root-owned, fixed mtimes.
 
-IMAGE_DIR := $(BUILD)/images
+# one folder per kernel version (kernel/kernel.mk): L1's image carries the
+# selftests built from that kernel's tree, the VMX lane's CD the kernel
+IMAGE_DIR := $(BUILD)/images$(KERNEL_SUFFIX)
 IMAGE_L2 := $(IMAGE_DIR)/l2.cpio
 IMAGE_L1 := $(IMAGE_DIR)/l1.cpio
 IMAGE_COMMON := guest-image/lib.sh /bin/busybox

@@ -1,21 +1,38 @@
-# kernel/: Debian's linux-source-6.1 + kernel/patches + kernel/config,
-# built by kernel/build.sh, which caches the bzImage under a key made of all
-# its inputs (TUNLAB_CACHE, default /var/cache/tunlab) and leaves
-# $(KERNEL_BZIMAGE) untouched when nothing changed.
+# kernel/: Debian's linux-source-$(KERNEL) + kernel/patches/$(KERNEL) +
+# kernel/config, built by kernel/build.sh, which caches the bzImage under a
+# key made of all its inputs (TUNLAB_CACHE, default /var/cache/tunlab) and
+# leaves $(KERNEL_BZIMAGE) untouched when nothing changed.
 
-KERNEL_BZIMAGE := $(BUILD)/kernel/bzImage
+# KERNEL=6.1 (the default) or 6.12: the Debian tree and the series L1's
+# kernel is built from. Each version has a folder of its own (tree,
+# objects, bzImage, and the selftests and images built for it: see
+# KERNEL_SUFFIX) and a cache key of its own, so switching versions
+# rebuilds neither; 6.1 keeps the folders it always had.
+KERNEL ?= 6.1
+KERNEL_VERSIONS := 6.1 6.12
+ifneq ($(words $(filter $(KERNEL_VERSIONS),$(KERNEL))),1)
+$(error KERNEL=$(KERNEL): expected one of $(KERNEL_VERSIONS))
+endif
+# what a version's folders end with: nothing for 6.1, -6.12 for 6.12
+KERNEL_SUFFIX := $(if $(filter 6.1,$(KERNEL)),,-$(KERNEL))
+KERNEL_DIR := $(BUILD)/kernel$(KERNEL_SUFFIX)
+KERNEL_BZIMAGE := $(KERNEL_DIR)/bzImage
 KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config))
 
 # The debug lane's kernel: the same tree and fragments plus debug.extra
-# (KASAN, lockdep, UBSAN, kmemleak, ...), objects in a folder of their own
-# so switching lanes does not rebuild the other one.
-KERNEL_DEBUG_BZIMAGE := $(BUILD)/kernel-debug/bzImage
+# (KASAN, lockdep, UBSAN, kmemleak, ...) and the version's own
+# debug-$(KERNEL).extra (what only that tree's Kconfig has), objects in a
+# folder of their own so switching lanes does not rebuild the other one.
+KERNEL_DEBUG_BZIMAGE := $(BUILD)/kernel-debug$(KERNEL_SUFFIX)/bzImage
+KERNEL_DEBUG_FRAGMENTS := $(KERNEL_FRAGMENTS) kernel/config/debug.extra \
+	$(wildcard kernel/config/debug-$(KERNEL).extra)
 # the kernel L1 boots: the debug one with DEBUG=1 (Makefile)
 LAB_KERNEL := $(if $(LAB_DEBUG),$(KERNEL_DEBUG_BZIMAGE),$(KERNEL_BZIMAGE))
 
-# The kernel the nested guests boot (the L1 image carries it): the same
-# tree, configured from kernel/config/l2/ alone, a guest that needs none of
-# what L1's fragments add, with objects of its own
+# The kernel the nested guests boot (the L1 image carries it): Debian's
+# 6.1 tree whatever L1 runs (a guest kernel that never sees tunguard), configured from
+# kernel/config/l2/ alone, a guest that needs none of what L1's fragments
+# add, with objects of its own
 KERNEL_L2_BZIMAGE := $(BUILD)/kernel-l2/bzImage
 KERNEL_L2_FRAGMENTS := $(sort $(wildcard kernel/config/l2/*.config))
 
@@ -25,12 +42,14 @@ kernel-debug: $(KERNEL_DEBUG_BZIMAGE)
 kernel-l2: $(KERNEL_L2_BZIMAGE)
 
 $(KERNEL_BZIMAGE): FORCE
-	@kernel/build.sh $@
+	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) kernel/build.sh $@
 
 $(KERNEL_DEBUG_BZIMAGE): FORCE
-	@KERNEL_CONFIGS="$(KERNEL_FRAGMENTS) kernel/config/debug.extra" \
-		KERNEL_OBJ_DIR=$(BUILD)/kernel/obj-debug kernel/build.sh $@
+	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) \
+		KERNEL_CONFIGS="$(KERNEL_DEBUG_FRAGMENTS)" \
+		KERNEL_OBJ_DIR=$(KERNEL_DIR)/obj-debug kernel/build.sh $@
 
 $(KERNEL_L2_BZIMAGE): FORCE
-	@KERNEL_CONFIGS="$(KERNEL_L2_FRAGMENTS)" KERNEL_OBJ_DIR=$(BUILD)/kernel/obj-l2 \
+	@KERNEL_VERSION=6.1 KERNEL_BUILD_DIR=$(BUILD)/kernel \
+		KERNEL_CONFIGS="$(KERNEL_L2_FRAGMENTS)" KERNEL_OBJ_DIR=$(BUILD)/kernel/obj-l2 \
 		kernel/build.sh $@

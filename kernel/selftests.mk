@@ -1,12 +1,15 @@
-# The kernel's own selftests L1 runs (tools/testing/selftests/net/tun.c and
-# a few KVM selftests), built by kernel/selftests.sh from the lab kernel's
-# tree after the kernel, cached beside it.
+# The kernel's own selftests L1 runs (tools/testing/selftests/net/tun.c,
+# the series' tunguard tests and a few KVM selftests), built by
+# kernel/selftests.sh from the tree of the kernel L1 boots (KERNEL) after
+# that kernel, cached beside it; one folder per version.
 
-KSELFTEST_DIR := $(BUILD)/kselftest
-KSELFTEST_STAMP := $(BUILD)/kselftest.stamp
+KSELFTEST_DIR := $(BUILD)/kselftest$(KERNEL_SUFFIX)
+KSELFTEST_STAMP := $(BUILD)/kselftest$(KERNEL_SUFFIX).stamp
 
-$(KSELFTEST_STAMP): $(KERNEL_BZIMAGE) kernel/selftests.sh
-	@kernel/selftests.sh $(KSELFTEST_DIR)
+# after the kernel L1 boots (its build leaves the tree), again when the
+# series changes
+$(KSELFTEST_STAMP): $(LAB_KERNEL) kernel/selftests.sh $(wildcard kernel/patches/$(KERNEL)/*.patch)
+	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) kernel/selftests.sh $(KSELFTEST_DIR)
 	@touch $@
 
 .PHONY: kselftest

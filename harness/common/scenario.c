@@ -106,6 +106,7 @@ static const struct {
 	{ "tun", SCN_REQ_TUN }, { "svm", SCN_REQ_SVM },
 	{ "vmx", SCN_REQ_VMX }, { "tunguard", SCN_REQ_TUNGUARD },
 	{ "selinux", SCN_REQ_SELINUX },
+	{ "linux-6.1", SCN_REQ_LINUX_6_1 }, { "linux-6.12", SCN_REQ_LINUX_6_12 },
 };
 
 const char *scn_feature_name(unsigned int bit)
@@ -1421,7 +1422,7 @@ static void directive_tags(struct parser *p, const struct token *t, int n)
 static void directive_requires(struct parser *p, const struct token *t, int n)
 {
 	if (n < 2)
-		diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard, selinux)");
+		diag(p, t[0].col + 8, "requires: expected a feature (kvm, vhost, tun, svm, vmx, tunguard, selinux, linux-6.1, linux-6.12)");
 	for (int i = 1; i < n; i++) {
 		size_t k;
 
@@ -1429,7 +1430,7 @@ static void directive_requires(struct parser *p, const struct token *t, int n)
 			if (tok_is(&t[i], features[k].name))
 				break;
 		if (k == ARRAY_SIZE(features))
-			diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx, tunguard or selinux",
+			diag(p, t[i].col, "requires: unknown feature '%.*s': expected kvm, vhost, tun, svm, vmx, tunguard, selinux, linux-6.1 or linux-6.12",
 			     (int)t[i].len, t[i].s);
 		else
 			p->cur->requires |= features[k].bit;

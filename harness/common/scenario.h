@@ -107,8 +107,12 @@ enum scn_feature {
 	SCN_REQ_VMX = 1 << 4,
 	SCN_REQ_TUNGUARD = 1 << 5,
 	SCN_REQ_SELINUX = 1 << 6,	/* SELinux with the lab's policy loaded */
+	/* L1's kernel is that version (uname -r): for what TUN or the
+	 * selftests do differently from one lab kernel to the other */
+	SCN_REQ_LINUX_6_1 = 1 << 7,
+	SCN_REQ_LINUX_6_12 = 1 << 8,
 };
-#define SCN_REQ_LAST SCN_REQ_SELINUX
+#define SCN_REQ_LAST SCN_REQ_LINUX_6_12
 
 struct scenario {
 	char *file;		/* path as given to the parser */

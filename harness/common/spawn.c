@@ -37,7 +37,9 @@ static void __attribute__((noreturn)) child(const struct spawn *s, int pipe_w)
 
 	if (child_streams(s, pipe_w) < 0)
 		_exit(127);
-	if (s->new_pgrp)
+	if (s->new_session)
+		setsid();
+	else if (s->new_pgrp)
 		setpgid(0, 0);
 	if (s->die_with_parent)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -30,6 +30,8 @@ struct spawn {
 	bool err_truncate;	/* start @err_file afresh, else append to it */
 	bool inherit_stdio;	/* stdin, stdout and stderr are ours: no redirection */
 	bool new_pgrp;		/* a process group of its own */
+	bool new_session;	/* a session of its own (and so a group): what it
+				 * starts in groups of their own stays in it */
 	bool die_with_parent;	/* SIGKILL when the parent dies */
 	const int *inherit_fd;	/* a descriptor it keeps across exec, or NULL */
 	/* runs in the child right before exec; -1 ends it with status 127 */

@@ -39,7 +39,7 @@ static void act(struct exec_ctx *x, const struct scenario *sc, int step, struct 
 		act_l2_stop(x, st, oc);
 		break;
 	case SCN_RUN:
-		act_run(x, st, step, oc);
+		act_run(x, st, step, sc->timeout_s, oc);
 		break;
 	default:
 		act_in_process(x, sc, step, oc);

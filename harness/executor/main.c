@@ -36,6 +36,7 @@ struct exec_args {
 static unsigned int detect_features(char *text, size_t size)
 {
 	unsigned int have = 0;
+	struct utsname uts;
 	char *cpuinfo = read_file("/proc/cpuinfo", NULL);
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
@@ -56,6 +57,11 @@ static unsigned int detect_features(char *text, size_t size)
 		have |= SCN_REQ_TUNGUARD;
 	if (selinux_has_policy())
 		have |= SCN_REQ_SELINUX;
+	/* "6.1.192+", "6.12.57+": the version the lab kernel was built from */
+	if (uname(&uts) == 0 && !strncmp(uts.release, "6.1.", 4))
+		have |= SCN_REQ_LINUX_6_1;
+	if (uname(&uts) == 0 && !strncmp(uts.release, "6.12.", 5))
+		have |= SCN_REQ_LINUX_6_12;
 	free(cpuinfo);
 	text[0] = '\0';
 	for (unsigned int bit = 1; bit <= SCN_REQ_LAST; bit <<= 1)

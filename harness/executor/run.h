@@ -11,7 +11,9 @@
  * (kselftest's: 0 ok, 4 skip, else failed), the names of the TAP tests it
  * reported "not ok", and its last lines.
  */
-void act_run(struct exec_ctx *x, const struct scn_step *st, int step, struct outcome *oc);
+/* @scn_timeout_s: the scenario's timeout directive (0: none), which a run step may use whole */
+void act_run(struct exec_ctx *x, const struct scn_step *st, int step, int scn_timeout_s,
+	     struct outcome *oc);
 
 /* What a program's output said, for the step's outcome. */
 struct run_tap {

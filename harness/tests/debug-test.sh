@@ -21,8 +21,11 @@ say() { echo "    # $*"; }
 
 debug_kernel_carries_every_checker() {
 	local config=$(dirname "$kernel")/config opt missing=0
-	for opt in KASAN KASAN_VMALLOC KFENCE PROVE_LOCKING PROVE_RCU DEBUG_LIST \
-		DEBUG_ATOMIC_SLEEP UBSAN UBSAN_SANITIZE_ALL DEBUG_KMEMLEAK; do
+	local opts="KASAN KASAN_VMALLOC KFENCE PROVE_LOCKING PROVE_RCU DEBUG_LIST
+		DEBUG_ATOMIC_SLEEP UBSAN DEBUG_KMEMLEAK"
+	# 6.12 has no UBSAN_SANITIZE_ALL: it instruments everything always
+	grep -q '^# Linux/x86 6\.1\.' "$config" && opts+=" UBSAN_SANITIZE_ALL"
+	for opt in $opts; do
 		grep -qx "CONFIG_$opt=y" "$config" || { say "CONFIG_$opt is not set in $config"; missing=1; }
 	done
 	return $missing

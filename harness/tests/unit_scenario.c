@@ -153,6 +153,20 @@ void test_parse_policy_mode_and_decisions(void)
 	CHECK_STR(f.scenarios[0].policy, "default deny\nallow create uid=0 type=tap name=lab*\n");
 	CHECK_STR(f.scenarios[0].mode, "permissive");
 	CHECK_INT(f.scenarios[0].requires, SCN_REQ_TUNGUARD);
+	scn_file_free(&f);
+	scn_diags_free(&d);
+	/* the kernel version, for what differs from one lab kernel to the other */
+	CHECK_INT(parse("scenario s\nrequires tun linux-6.12\nlink lo => ok\n", &f, &d), 0);
+	CHECK_INT(d.n, 0);
+	CHECK_INT(f.scenarios[0].requires, SCN_REQ_TUN | SCN_REQ_LINUX_6_12);
+	CHECK_STR(scn_feature_name(SCN_REQ_LINUX_6_1), "linux-6.1");
+	scn_file_free(&f);
+	scn_diags_free(&d);
+	CHECK_INT(parse("scenario s\nrequires tunguard\nmode permissive\n"
+			"policy default deny\npolicy allow create uid=0 type=tap name=lab*\n"
+			"as 1000 attach tap lab0 => ok decision open allow, attach_queue allow rule=2 uid=1000\n"
+			"as 1001 attach tap lab0 => EPERM decision none\n"
+			"link lo => ok\n", &f, &d), 0);
 	st = &f.scenarios[0].steps[0];
 	CHECK(st->check_decisions);
 	CHECK_INT(st->ndecisions, 2);

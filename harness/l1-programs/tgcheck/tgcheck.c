@@ -56,6 +56,13 @@
 #define USER_A		1000	/* unprivileged ids the tests act as */
 #define USER_B		1001
 #define USER_C		1002
+/*
+ * The group they are all in, and the group of every persistent device
+ * they attach. A device with no owner and no group admits anyone on 6.1
+ * but only CAP_NET_ADMIN on 6.12 (tun.c's tun_permitted()); one with a
+ * group admits its members on both, so the tests mean the same on both.
+ */
+#define TGC_GROUP	1100
 
 /* ---- test harness ------------------------------------------------------ */
 
@@ -401,8 +408,8 @@ static bool dev_exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/* Create a persistent device owned by @owner (-1: no owner). */
-static void make_persistent(const char *name, int flags, long owner)
+/* Create a persistent device owned by @owner and @group (-1: none). */
+static void make_persistent(const char *name, int flags, long owner, long group)
 {
 	int fd = tun_open(), err;
 
@@ -413,6 +420,10 @@ static void make_persistent(const char *name, int flags, long owner)
 	if (owner >= 0)
 		ASSERT(ioctl(fd, TUNSETOWNER, owner) == 0,
 		       "ioctl(TUNSETOWNER, %s, %ld): %s", name, owner,
+		       strerror(errno));
+	if (group >= 0)
+		ASSERT(ioctl(fd, TUNSETGROUP, group) == 0,
+		       "ioctl(TUNSETGROUP, %s, %ld): %s", name, group,
 		       strerror(errno));
 	close(fd);
 }
@@ -472,7 +483,7 @@ static struct step_result run_as(uid_t uid, gid_t gid, step_fn fn,
 		close(pipefd[0]);
 		res.pid = getpid();
 		if (uid != 0 &&
-		    (setgroups(0, NULL) || setgid(gid) || setuid(uid))) {
+		    (setgroups(1, (gid_t[]){ TGC_GROUP }) || setgid(gid) || setuid(uid))) {
 			res.err = -errno;
 			diag("setuid(%u): %s", uid, strerror(errno));
 		} else {
@@ -616,8 +627,8 @@ static void test_hash_inside_a_name(void)
 		    "default allow\n");
 	expect_policy("deny open name=tgc#1\ndefault allow\n", "policy with '#' in a name");
 	SET_MODE("enforce");
-	make_persistent("tgc#1", IFF_TAP | IFF_NO_PI, -1);
-	make_persistent("tgc", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc#1", IFF_TAP | IFF_NO_PI, -1, TGC_GROUP);
+	make_persistent("tgc", IFF_TAP | IFF_NO_PI, -1, TGC_GROUP);
 
 	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc#1", -EACCES);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc#1", "tap", "enforce", &r,
@@ -872,7 +883,7 @@ static void test_refused_create_leaves_no_record(void)
 
 	LOAD_POLICY("default allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1, -1);
 	snprintf(path, sizeof(path), "/sys/class/net/tgc0/ifindex");
 	ASSERT(read_small(path, buf, sizeof(buf)) > 0, "read(%s)", path);
 	index = strtoul(buf, NULL, 10);
@@ -898,7 +909,7 @@ static void test_open_allowed_and_denied(void)
 		    "deny open uid=1001 name=tgc0\n"
 		    "default allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1, TGC_GROUP);
 
 	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc0", 0);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc0", "tap", "enforce", &r,
@@ -950,7 +961,7 @@ static void test_renamed_device_seen_by_open(void)
 		    "deny open name=tgcbr*\n"
 		    "default allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgcx0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgcx0", IFF_TAP | IFF_NO_PI, -1, TGC_GROUP);
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	ASSERT(sock >= 0, "socket(AF_INET): %s", strerror(errno));
 	memset(&ifr, 0, sizeof(ifr));
@@ -974,7 +985,7 @@ static void test_attach_queue_allowed_and_denied(void)
 		    "allow any mq=yes\n"
 		    "default deny\n");
 	SET_MODE("enforce");
-	make_persistent("tgcq0", IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE, -1);
+	make_persistent("tgcq0", IFF_TAP | IFF_NO_PI | IFF_MULTI_QUEUE, -1, TGC_GROUP);
 
 	r = do_step("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_A, step_attach_queue, "tgcq0", 0);
 	expect_records("ioctl(TUNSETQUEUE, IFF_ATTACH_QUEUE) on", USER_A, "tgcq0", "tap", "enforce", &r,
@@ -996,7 +1007,7 @@ static void test_permissive_allows_and_records(void)
 	expect_records("ioctl(TUNSETIFF) creating tap", 0, "tgc0", "tap", "permissive", &r,
 		       (struct expect[]){ { "create", "deny", "1" } }, 1);
 
-	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1, TGC_GROUP);
 	LOAD_POLICY("deny any name=tgc1\ndefault allow\n");
 	r = do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc1", 0);
 	expect_records("ioctl(TUNSETIFF) attaching to", USER_A, "tgc1", "tap", "permissive", &r,
@@ -1011,7 +1022,7 @@ static void test_off_records_nothing(void)
 	LOAD_POLICY("deny any\ndefault deny\n");
 	SET_MODE("off");
 	r = do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
-	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1, TGC_GROUP);
 	do_step("ioctl(TUNSETIFF) attaching to", USER_A, step_setiff_tap, "tgc1", 0);
 	after = decisions_mark();
 	EXPECT(after == r.mark, "mode off: records %llu..%llu appeared",
@@ -1024,7 +1035,7 @@ static void test_dac_refusal_leaves_no_record(void)
 
 	LOAD_POLICY("default allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, USER_A);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, USER_A, -1);
 
 	r = do_step("ioctl(TUNSETIFF) attaching (not owner) to", USER_B, step_setiff_tap, "tgc0",
 		    -EPERM);
@@ -1102,7 +1113,7 @@ static void test_stats_count_each_verdict(void)
 
 	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1, -1);
 	ASSERT(stats_counts("create", &ca0, &cd0) && stats_counts("open", &oa0, &od0),
 	       "no create and open counters in %s", TG_STATS);
 	for (i = 0; i < 2; i++) {
@@ -1149,7 +1160,7 @@ static void test_ring_lapped_reader_sees_the_gap(void)
 
 	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1, -1);
 	mark = decisions_mark();
 	fd = tun_open();
 	for (i = 0; i < TG_RING_SIZE + 8; i++) {
@@ -1196,7 +1207,7 @@ static void test_record_escapes_a_forged_comm(void)
 
 	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
 	SET_MODE("enforce");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1, -1);
 	mark = decisions_mark();
 	fflush(stdout);
 	pid = fork();
@@ -1228,7 +1239,7 @@ static void test_audit_permissive_denial_res(void)
 
 	LOAD_POLICY("deny open name=tgc0\ndefault allow\n");
 	SET_MODE("permissive");
-	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("tgc0", IFF_TAP | IFF_NO_PI, -1, -1);
 	/*
 	 * Without an audit daemon the records go to the kernel log, at most
 	 * 10 every 5 s (printk_ratelimit), and tunguard audits at most 100
@@ -1319,7 +1330,7 @@ static void test_userns_root_over_its_netns(void)
 			diag("setns(%s): %s", path, strerror(errno));
 			_exit(1);
 		}
-		make_persistent("tgc0", IFF_TAP | IFF_NO_PI, USER_A);
+		make_persistent("tgc0", IFF_TAP | IFF_NO_PI, USER_A, -1);
 		_exit(0);
 	}
 	ASSERT(waitpid(helper, &status, 0) == helper && WIFEXITED(status) &&
@@ -1762,7 +1773,7 @@ static int run_bench(double seconds)
 		ktap_put(stdout, &out);
 		return KSFT_FAIL;
 	}
-	make_persistent("benchp0", IFF_TAP | IFF_NO_PI, -1);
+	make_persistent("benchp0", IFF_TAP | IFF_NO_PI, -1, -1);
 	diag("bench: %d rounds of %.1f s per figure, median shown; bench0/benchp0 match no rule",
 	     BENCH_ROUNDS, seconds);
 	for (round = 0; round < BENCH_ROUNDS && !err; round++) {
