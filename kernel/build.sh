@@ -10,8 +10,10 @@
 # env:   KERNEL_VERSION (Debian's source package: 6.1, the default, or 6.12),
 #        KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
 #        KERNEL_CCACHE (default $TUNLAB_CACHE/ccache; "off" compiles without),
-#        KERNEL_CONFIGS (fragments; default kernel/config/*.config),
-#        KERNEL_PATCH_DIR (default kernel/patches/VERSION), KERNEL_OBJ_DIR (default
+#        KERNEL_CONFIGS (fragments; default kernel/config/*.config, then
+#        kernel/config/VERSION/*.config),
+#        KERNEL_PATCH_DIR (default kernel/patches/VERSION; "none" builds
+#        Debian's tree as it is), KERNEL_OBJ_DIR (default
 #        $KERNEL_BUILD_DIR/obj: a second configuration shares the tree but
 #        not the objects)
 set -euo pipefail
@@ -24,10 +26,16 @@ tar_path=${KERNEL_SRC_TAR:-/usr/src/linux-source-$kver.tar.xz}
 build_dir=$(realpath -m "${KERNEL_BUILD_DIR:-$here/../build/kernel}")
 cache=${TUNLAB_CACHE:-/var/cache/tunlab}
 jobs=${KERNEL_JOBS:-$(nproc)}
-read -r -a fragments <<< "${KERNEL_CONFIGS:-$(ls "$here"/config/*.config | LC_ALL=C sort | tr '\n' ' ')}"
-shopt -s nullglob
-patches=("${KERNEL_PATCH_DIR:-$here/patches/$kver}"/*.patch)
-shopt -u nullglob
+# default: the shared fragments, then the version's own (kernel/config/VERSION/)
+read -r -a fragments <<< "${KERNEL_CONFIGS:-$( { ls "$here"/config/*.config | LC_ALL=C sort
+	ls "$here/config/$kver"/*.config 2>/dev/null | LC_ALL=C sort; } | tr '\n' ' ')}"
+patch_dir=${KERNEL_PATCH_DIR:-$here/patches/$kver}
+patches=()
+if [ "$patch_dir" != none ]; then
+	shopt -s nullglob
+	patches=("$patch_dir"/*.patch)
+	shopt -u nullglob
+fi
 
 # Every compile goes through ccache: a fresh tree (a new machine, a new
 # source package, a series moved back and forth between versions) makes
@@ -49,7 +57,7 @@ say() { printf 'kernel: %s\n' "$*"; }
 die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 
 [ -r "$tar_path" ] || die "$tar_path not found (install linux-source-$kver: make deps)"
-[ ${#patches[@]} -gt 0 ] || die "no patches in ${KERNEL_PATCH_DIR:-$here/patches/$kver}"
+[ ${#patches[@]} -gt 0 ] || [ "$patch_dir" = none ] || die "no patches in $patch_dir"
 
 # How a bzImage is made from its inputs. Bump it when a change to this
 # script changes what it builds (not for messages or paths), so the cache

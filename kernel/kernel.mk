@@ -17,7 +17,9 @@ endif
 KERNEL_SUFFIX := $(if $(filter 6.1,$(KERNEL)),,-$(KERNEL))
 KERNEL_DIR := $(BUILD)/kernel$(KERNEL_SUFFIX)
 KERNEL_BZIMAGE := $(KERNEL_DIR)/bzImage
-KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config))
+# the shared fragments, then the version's own (what only its Kconfig has)
+KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config)) \
+	$(sort $(wildcard kernel/config/$(KERNEL)/*.config))
 
 # The debug lane's kernel: the same tree and fragments plus debug.extra
 # (KASAN, lockdep, UBSAN, kmemleak, ...) and the version's own
@@ -30,9 +32,11 @@ KERNEL_DEBUG_FRAGMENTS := $(KERNEL_FRAGMENTS) kernel/config/debug.extra \
 LAB_KERNEL := $(if $(LAB_DEBUG),$(KERNEL_DEBUG_BZIMAGE),$(KERNEL_BZIMAGE))
 
 # The kernel the nested guests boot (the L1 image carries it): Debian's
-# 6.1 tree whatever L1 runs (a guest kernel that never sees tunguard), configured from
-# kernel/config/l2/ alone, a guest that needs none of what L1's fragments
-# add, with objects of its own
+# 6.1 tree as it is, whatever L1 runs (a guest kernel that never sees
+# tunguard), configured from kernel/config/l2/ alone, a guest that needs
+# none of what L1's fragments add. Its tree is its own and carries no
+# series, so an edit to the series (the edit loop) leaves its cache key,
+# and the L2 kernel, as they are.
 KERNEL_L2_BZIMAGE := $(BUILD)/kernel-l2/bzImage
 KERNEL_L2_FRAGMENTS := $(sort $(wildcard kernel/config/l2/*.config))
 
@@ -50,6 +54,5 @@ $(KERNEL_DEBUG_BZIMAGE): FORCE
 		KERNEL_OBJ_DIR=$(KERNEL_DIR)/obj-debug kernel/build.sh $@
 
 $(KERNEL_L2_BZIMAGE): FORCE
-	@KERNEL_VERSION=6.1 KERNEL_BUILD_DIR=$(BUILD)/kernel \
-		KERNEL_CONFIGS="$(KERNEL_L2_FRAGMENTS)" KERNEL_OBJ_DIR=$(BUILD)/kernel/obj-l2 \
-		kernel/build.sh $@
+	@KERNEL_VERSION=6.1 KERNEL_BUILD_DIR=$(BUILD)/kernel-l2 KERNEL_PATCH_DIR=none \
+		KERNEL_CONFIGS="$(KERNEL_L2_FRAGMENTS)" kernel/build.sh $@
