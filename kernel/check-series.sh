@@ -57,7 +57,9 @@ pristine_tree() {
 build_lab_config() {
 	local v=$1 src=$top/$1/linux obj=$top/$1/obj
 	mkdir -p "$obj"
-	cat "$here"/config/*.config > "$obj.requested"
+	local frags=("$here"/config/*.config)
+	[ -d "$here/config/$v" ] && frags+=("$here/config/$v"/*.config)
+	cat "${frags[@]}" > "$obj.requested"
 	locked env CCACHE_DIR="$cache/ccache" CCACHE_BASEDIR="$top" \
 		CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime \
 		sh -c "make -s -C '$src' O='$obj' CC='ccache gcc' KCONFIG_ALLCONFIG='$obj.requested' allnoconfig >/dev/null &&
