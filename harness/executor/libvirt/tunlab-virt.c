@@ -94,7 +94,7 @@ static void prop(xmlNodePtr node, const char *name, const char *value)
 
 /*
  * QEMU's -cpu as the executor gives it to a QEMU it starts itself
- * ("host,-xsave"): the model, then features to drop (-) or require (+).
+ * ("host,-xsave,-tsc-deadline"): the model, then features to drop (-) or require (+).
  */
 static void add_cpu(xmlNodePtr dom, const char *spec)
 {
