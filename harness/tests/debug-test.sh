@@ -15,7 +15,6 @@ args=("$@")
 results=$(mktemp -d /tmp/tunlab-debugtest.XXXXXX)
 trap 'rm -rf "$results"' EXIT
 tests=(debug_kernel_carries_every_checker tun_and_tunguard_run_clean_on_the_debug_kernel)
-passed=0 failed=0 n=0
 
 say() { echo "    # $*"; }
 
@@ -55,18 +54,5 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 }
 
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	t0=$(date +%s.%N)
-	if "$t"; then
-		echo "# $t took $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
-		echo "ok $n $t"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $t"
-		failed=$((failed + 1))
-	fi
-done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+. "$(dirname "$0")/tap.sh"
+tap_run_tests

@@ -23,7 +23,6 @@ tests=(l1_qemu_killed_mid_scenario_is_an_error_and_the_rest_runs
 	unwritable_results_folder_stops_before_boot
 	full_results_folder_is_reported_and_leaves_no_half_report
 	ctrl_c_stops_the_guests_and_writes_an_interrupted_report)
-passed=0 failed=0 n=0
 
 say() { echo "    # $*"; }
 
@@ -229,19 +228,6 @@ ctrl_c_stops_the_guests_and_writes_an_interrupted_report() {
 
 [ $# -gt 1 ] && tests=("${@:2}")
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	rm -f "$results/latest"
-	t0=$(date +%s.%N)
-	if "$t"; then
-		echo "# $t took $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
-		echo "ok $n $t"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $t"
-		failed=$((failed + 1))
-	fi
-done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+clear_latest() { rm -f "$results/latest"; }
+. "$(dirname "$0")/tap.sh"
+tap_run_tests clear_latest

@@ -10,7 +10,6 @@ set -uo pipefail
 results=$(mktemp -d /tmp/tunlab-kerneltest.XXXXXX)
 trap 'rm -rf "$results"' EXIT
 tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named)
-passed=0 failed=0 n=0
 
 kernel_config_drop_is_an_error() {
 	# e1000 needs CONFIG_ETHERNET, which allnoconfig leaves off: Kconfig
@@ -51,18 +50,5 @@ PATCH
 }
 
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	t0=$(date +%s.%N)
-	if "$t"; then
-		echo "# $t took $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
-		echo "ok $n $t"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $t"
-		failed=$((failed + 1))
-	fi
-done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+. "$(dirname "$0")/tap.sh"
+tap_run_tests

@@ -21,7 +21,6 @@ tests+=(selinux_suite_passes_tunguard_first selinux_suite_passes_selinux_first
 	selinux_deny_scenarios_fail_when_permissive selinux_lane_deny_scenarios_fail_with_tunguard_off
 	selinux_expectations_bite)
 command -v slurmctld >/dev/null && tests+=(shards_under_slurm_merge_into_the_unsharded_report)
-passed=0 failed=0 n=0
 
 run() { # run EXPECTED_STATUS ARGS...: the runner's status must match
 	local want=$1; shift
@@ -391,19 +390,6 @@ tunlab_run_streams_and_returns_the_status() {
 }
 
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	rm -f "$results/latest"
-	t0=$(date +%s.%N)
-	if "$t"; then
-		echo "# $t took $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
-		echo "ok $n $t"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $t"
-		failed=$((failed + 1))
-	fi
-done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+clear_latest() { rm -f "$results/latest"; }
+. "$(dirname "$0")/tap.sh"
+tap_run_tests clear_latest

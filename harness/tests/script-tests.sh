@@ -12,7 +12,6 @@ tests=(layout_check_accepts_includes_that_go_one_way
 	l1_init_step_failure_reaches_its_fallback
 	alongside_job_is_stopped_when_a_test_fails
 	alongside_failed_job_fails_after_passing_tests)
-passed=0 failed=0 n=0
 
 # A tree of three folders: b and c may include a, a nothing.
 layout_tree() {
@@ -95,16 +94,5 @@ alongside_failed_job_fails_after_passing_tests() {
 }
 
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
-for t in "${tests[@]}"; do
-	n=$((n + 1))
-	if "$t"; then
-		echo "ok $n $t"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n $t"
-		failed=$((failed + 1))
-	fi
-done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+. "$(dirname "$0")/tap.sh"
+tap_run_tests
