@@ -661,20 +661,11 @@ static void guest_net_irqs(const char *interrupts, struct sbuf *out)
 	for (const char *line = interrupts; line && *line; ) {
 		size_t len = strcspn(line, "\n");
 		char *text = xstrndup(line, len), *name = strrchr(text, ' ');
-		char *p = strchr(text, ':');
-		unsigned long long total = 0;
 
 		if (name && strstr(name, "virtio")) {
-			/* "  24:   12   PCI-MSI 49153-edge   virtio0-input.0" */
-			while (p && *++p == ' ')
-				;
-			while (p && *p >= '0' && *p <= '9') {
-				total += strtoull(p, &p, 10);
-				while (*p == ' ')
-					p++;
-			}
 			sbuf_printf(out, "%s%s %llu%s", first ? "; L2 MSI-X interrupts: " : ", ",
-				    name + 1, total, strstr(text, "MSI") ? "" : " (not MSI)");
+				    name + 1, l2path_line_irqs(text),
+				    strstr(text, "MSI") ? "" : " (not MSI)");
 			first = false;
 		}
 		free(text);

@@ -54,6 +54,19 @@ bool l2path_ping_counts(const char *line, unsigned int *sent, unsigned int *repl
 	return p && sscanf(p, "%u packets transmitted, %u packets received", sent, replies) == 2;
 }
 
+unsigned long long l2path_line_irqs(const char *line)
+{
+	const char *p = strchr(line, ':');
+	unsigned long long n = 0;
+	char *end;
+
+	/* "  24:   12   0   PCI-MSI 49153-edge      virtio1-input.0": one
+	 * count per CPU, up to the chip's name */
+	for (p = p ? p + 1 : ""; *(p += strspn(p, " ")) >= '0' && *p <= '9'; p = end)
+		n += strtoull(p, &end, 10);
+	return n;
+}
+
 bool l2path_input_irqs(const char *interrupts, unsigned long long *n)
 {
 	bool found = false;
@@ -61,17 +74,14 @@ bool l2path_input_irqs(const char *interrupts, unsigned long long *n)
 	*n = 0;
 	for (const char *line = interrupts; line && *line; ) {
 		size_t len = strcspn(line, "\n");
-		char *text = xstrndup(line, len), *end = text + len, *p;
+		char *text = xstrndup(line, len), *end = text + len;
 
 		while (end > text && (end[-1] == ' ' || end[-1] == '\r'))
 			*--end = '\0';
-		/* "  24:   12   0   PCI-MSI 49153-edge      virtio1-input.0" */
-		if (len > 8 && !strcmp(end - 8, "-input.0") && strstr(text, "virtio") &&
-		    (p = strchr(text, ':'))) {
+		if (end - text > 8 && !strcmp(end - 8, "-input.0") && strstr(text, "virtio") &&
+		    strchr(text, ':')) {
 			found = true;
-			/* one count per CPU, up to the chip's name */
-			for (p++; *(p += strspn(p, " ")) >= '0' && *p <= '9'; )
-				*n += strtoull(p, &p, 10);
+			*n += l2path_line_irqs(text);
 		}
 		free(text);
 		line += len + (line[len] == '\n');

@@ -42,6 +42,8 @@ const char *l2path_name(enum l2_path path);
 
 /* busybox ping's "S packets transmitted, R packets received, ..." line. */
 bool l2path_ping_counts(const char *line, unsigned int *sent, unsigned int *replies);
+/* The interrupts of one line of /proc/interrupts, summed over CPUs. */
+unsigned long long l2path_line_irqs(const char *line);
 /*
  * The interrupts of L2's virtio-net input vector ("virtioN-input.0"),
  * summed over CPUs, from the virtio lines of L2's /proc/interrupts.

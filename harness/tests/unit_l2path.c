@@ -173,6 +173,8 @@ void test_l2path_reads_ping_interrupts_and_status_text(void)
 	CHECK(l2path_input_irqs(irqs, &n));
 	CHECK_INT(n, 21);
 	CHECK(!l2path_input_irqs(" 25:  40  PCI-MSI 65537-edge  virtio0-input\n", &n));
+	CHECK_INT(l2path_line_irqs(" 25:  40   2  PCI-MSI 65537-edge  virtio0-input"), 42);
+	CHECK_INT(l2path_line_irqs("no colon 40"), 0);
 	CHECK(l2path_voluntary_switches(status, &n));
 	CHECK_INT(n, 1234);
 	CHECK(!l2path_voluntary_switches("Name:\tqemu\n", &n));
