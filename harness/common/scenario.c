@@ -614,7 +614,7 @@ static void check_boot_fd(struct parser *p, const struct token *v)
  * kept in @tap for check_l2_boot() to hold against the launcher.
  */
 static void check_boot_option(struct parser *p, const struct token *a, const struct token **tap,
-			      bool *libvirt)
+			      bool *libvirt, const struct token **ioeventfd)
 {
 	struct token v;
 
@@ -636,13 +636,17 @@ static void check_boot_option(struct parser *p, const struct token *a, const str
 	} else if (kv(a, "vhost", &v)) {
 		if (!on_off(&v))
 			diag(p, v.col, "l2 boot: vhost must be 'on' or 'off'");
+	} else if (kv(a, "ioeventfd", &v)) {
+		if (!on_off(&v))
+			diag(p, v.col, "l2 boot: ioeventfd must be 'on' or 'off'");
+		*ioeventfd = a;
 	} else if (kv(a, "ip", &v)) {
 		if (!valid_ipv4(v.s, v.len, true))
 			diag(p, v.col, "l2 boot: bad address '%.*s': expected A.B.C.D/PREFIX",
 			     (int)v.len, v.s);
 	} else {
 		diag(p, a->col,
-		     "l2 boot: unknown option '%.*s': expected net=TAP, tap=NAME, fd=PROCESS:HANDLE, launcher=qemu|libvirt, vhost=on|off or ip=A.B.C.D/PREFIX",
+		     "l2 boot: unknown option '%.*s': expected net=TAP, tap=NAME, fd=PROCESS:HANDLE, launcher=qemu|libvirt, vhost=on|off, ioeventfd=on|off or ip=A.B.C.D/PREFIX",
 		     (int)a->len, a->s);
 	}
 }
@@ -655,7 +659,7 @@ static void check_boot_option(struct parser *p, const struct token *a, const str
 static void check_l2_boot(struct parser *p, enum scn_action act,
 			  const struct token *a, int n, int end_col)
 {
-	const struct token *tap = NULL;
+	const struct token *tap = NULL, *ioeventfd = NULL;
 	bool libvirt = false;
 
 	(void)act;
@@ -665,7 +669,10 @@ static void check_l2_boot(struct parser *p, enum scn_action act,
 		return;
 	}
 	for (int i = 1; i < n; i++)
-		check_boot_option(p, &a[i], &tap, &libvirt);
+		check_boot_option(p, &a[i], &tap, &libvirt, &ioeventfd);
+	if (libvirt && ioeventfd)
+		diag(p, ioeventfd->col,
+		     "l2 boot: ioeventfd= is for a QEMU the executor starts; launcher=libvirt keeps libvirt's default");
 	if (!tap)
 		diag(p, end_col, libvirt ? "l2 boot: missing net=TAP (an existing tap) or tap=NAME (libvirt creates it)" :
 			      "l2 boot: missing net=TAP or fd=PROCESS:HANDLE");
@@ -675,10 +682,16 @@ static void check_l2_boot(struct parser *p, enum scn_action act,
 		diag(p, tap->col, "l2 boot: tap=NAME is for launcher=libvirt (libvirt creates the tap); QEMU takes net=TAP");
 }
 
+/*
+ * path= is judged on counters per packet sent and per reply: over fewer
+ * than SCN_PATH_MIN_PINGS pings a stray wakeup or exit would decide it.
+ */
 static void check_l2_ping(struct parser *p, enum scn_action act,
 			  const struct token *a, int n, int end_col)
 {
-	struct token v;
+	const struct token *path = NULL;
+	struct token v, count = { 0 };
+	long cnt = SCN_PING_DEFAULT_COUNT;
 
 	(void)act;
 	if (n < 2) {
@@ -689,19 +702,32 @@ static void check_l2_ping(struct parser *p, enum scn_action act,
 		diag(p, a[1].col, "l2 ping: bad address '%.*s': expected A.B.C.D",
 		     (int)a[1].len, a[1].s);
 	for (int i = 2; i < n; i++) {
-		long cnt;
 		char *val;
 
+		if (kv(&a[i], "path", &v)) {
+			if (!tok_is(&v, "vhost") && !tok_is(&v, "userspace"))
+				diag(p, v.col, "l2 ping: path must be 'vhost' or 'userspace'");
+			path = &a[i];
+			continue;
+		}
 		if (!kv(&a[i], "count", &v)) {
-			diag(p, a[i].col, "l2 ping: unknown option '%.*s': expected count=N",
+			diag(p, a[i].col,
+			     "l2 ping: unknown option '%.*s': expected count=N or path=vhost|userspace",
 			     (int)a[i].len, a[i].s);
 			continue;
 		}
+		count = v;
 		val = tok_dup(&v);
-		if (!parse_uint_range(val, 1, 100, &cnt))
+		if (!parse_uint_range(val, 1, 100, &cnt)) {
 			diag(p, v.col, "l2 ping: count must be 1..100");
+			cnt = SCN_PATH_MIN_PINGS;
+		}
 		free(val);
 	}
+	if (path && cnt < SCN_PATH_MIN_PINGS)
+		diag(p, count.s ? count.col : path->col,
+		     "l2 ping: path= needs count=%d or more (its counters are judged per reply), not %ld",
+		     SCN_PATH_MIN_PINGS, cnt);
 }
 
 static void check_l2_stop(struct parser *p, enum scn_action act,

@@ -20,8 +20,9 @@ enum scn_action {
 	SCN_DELETE,	/* delete tun|tap NAME: clear persist on the device */
 	SCN_LINK,	/* link NAME: the link exists (ENODEV if not) */
 	SCN_IP,		/* ip ARGS...: iproute2 */
-	SCN_L2_BOOT,	/* l2 boot VM net=TAP|fd=P:H|tap=NAME [launcher=qemu|libvirt] [vhost=on|off] [ip=A/P] */
-	SCN_L2_PING,	/* l2 ping VM ADDR [count=N] */
+	SCN_L2_BOOT,	/* l2 boot VM net=TAP|fd=P:H|tap=NAME [launcher=qemu|libvirt] [vhost=on|off]
+			   [ioeventfd=on|off] [ip=A/P] */
+	SCN_L2_PING,	/* l2 ping VM ADDR [count=N] [path=vhost|userspace] */
 	SCN_L2_STOP,	/* l2 stop VM */
 	SCN_CLOSE,	/* close H: a descriptor a named process keeps */
 	SCN_QUEUE,	/* queue H attach|detach: TUNSETQUEUE */
@@ -38,6 +39,10 @@ enum scn_expect_kind {
 	SCN_EXPECT_FAIL,	/* any failure */
 	SCN_EXPECT_ERRNO,	/* this errno and no other */
 };
+
+/* l2 ping: pings without count=, and the fewest a path= is judged on */
+#define SCN_PING_DEFAULT_COUNT 3
+#define SCN_PATH_MIN_PINGS 10
 
 #define SCN_NAME_MAX 16
 /* an SELinux type, or user:role:type[:level] */

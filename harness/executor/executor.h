@@ -44,6 +44,7 @@ struct guest {
 	int ctl;		/* control socket to the guest's agent */
 	char dir[64];
 	bool used;
+	bool no_ioeventfd;	/* booted with ioeventfd=off on its virtio-net */
 };
 
 #define EXEC_MAX_GUESTS 8

@@ -8,6 +8,7 @@
  */
 #include "guests.h"
 #include "actors.h"
+#include "l2path.h"
 #include "outcome.h"
 #include "common/errnames.h"
 #include "common/proto.h"
@@ -79,6 +80,14 @@ static const char *guest_mac(const char *name)
 	return mac;
 }
 
+/* l2 boot ioeventfd=off: the guest's virtio-net kicks exit to QEMU. */
+static bool ioeventfd_off(const struct scn_step *st)
+{
+	const char *v = scn_arg(st, "ioeventfd");
+
+	return v && !strcmp(v, "off");
+}
+
 static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 {
 	const char *vhost = scn_arg(st, "vhost"), *ip = scn_arg(st, "ip");
@@ -124,7 +133,8 @@ static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 					scn_arg(st, "net"), vhost ? vhost : "on"));
 	argv_add(&b, "-device");
 	/* the firmware loads the kernel through fw_cfg: no network boot ROM */
-	argv_addf(&b, xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s", guest_mac(st->argv[0])));
+	argv_addf(&b, xasprintf("virtio-net-pci,netdev=n0,romfile=,mac=%s%s", guest_mac(st->argv[0]),
+				ioeventfd_off(st) ? ",ioeventfd=off" : ""));
 	return b.v;
 }
 
@@ -254,13 +264,13 @@ static int count_eventfds(pid_t pid)
 	return n;
 }
 
-/* Whether some numbered entry of @dir has the comm @want. */
-static bool comm_in(const char *dir, const char *want)
+/* The numbered entry of @dir whose comm is @want ("/proc/123"), or NULL. */
+static char *comm_in(const char *dir, const char *want)
 {
 	struct dirent *e;
 	DIR *d = opendir(dir);
 	size_t len = strlen(want);
-	bool found = false;
+	char *found = NULL;
 
 	while (!found && d && (e = readdir(d))) {
 		char *path, *comm;
@@ -269,7 +279,8 @@ static bool comm_in(const char *dir, const char *want)
 			continue;
 		path = xasprintf("%s/%s/comm", dir, e->d_name);
 		comm = read_file(path, NULL);
-		found = comm && !strncmp(comm, want, len) && (comm[len] == '\n' || !comm[len]);
+		if (comm && !strncmp(comm, want, len) && (comm[len] == '\n' || !comm[len]))
+			found = xasprintf("%s/%s", dir, e->d_name);
 		free(comm);
 		free(path);
 	}
@@ -280,17 +291,27 @@ static bool comm_in(const char *dir, const char *want)
 
 /*
  * vhost-net's worker is named "vhost-<owner pid>": a kernel thread on 6.1,
- * a thread of the owner (QEMU) itself since 6.4's vhost_task.
+ * a thread of the owner (QEMU) itself since 6.4's vhost_task. Its /proc
+ * folder, or NULL.
  */
-static bool has_vhost_worker(pid_t pid)
+static char *vhost_worker(pid_t pid)
 {
-	char want[32], *task = xasprintf("/proc/%d/task", (int)pid);
-	bool found;
+	char want[32], *task = xasprintf("/proc/%d/task", (int)pid), *found;
 
 	snprintf(want, sizeof(want), "vhost-%d", (int)pid);
-	found = comm_in(task, want) || comm_in("/proc", want);
+	found = comm_in(task, want);
+	if (!found)
+		found = comm_in("/proc", want);
 	free(task);
 	return found;
+}
+
+static bool has_vhost_worker(pid_t pid)
+{
+	char *worker = vhost_worker(pid);
+
+	free(worker);
+	return worker != NULL;
 }
 
 /* A free slot for guest @name, or NULL (@oc says why). */
@@ -577,14 +598,16 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	int tapfd = -1, status = 0, started;
 
 	memset(oc, 0, sizeof(*oc));
-	outcome_set(oc, 0, "l2 boot %s (%s, tap %s, vhost=%s)", name,
+	outcome_set(oc, 0, "l2 boot %s (%s, tap %s, vhost=%s%s)", name,
 		    libvirt ? "libvirt, qemu:///embed" : "qemu -accel kvm",
 		    fdspec ? fdspec : scn_arg(st, libvirt && !scn_arg(st, "net") ? "tap" : "net"),
-		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on");
+		    scn_arg(st, "vhost") ? scn_arg(st, "vhost") : "on",
+		    ioeventfd_off(st) ? ", ioeventfd=off" : "");
 	guest = guest_slot(x, name, oc);
 	if (!guest || guest_dir(guest, &st->actor, oc) < 0 ||
 	    guest_tap_fd(x, sc, fdspec, oc, &tapfd) < 0)
 		return;
+	guest->no_ioeventfd = ioeventfd_off(st);
 	if (libvirt) {
 		started = guest_start_libvirt(guest, st, deadline, oc);
 	} else {
@@ -612,47 +635,134 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 }
 
 /*
- * The guest's own view: how many interrupts each virtio-net MSI-X vector
- * took ("virtio1-input.0 12"): what arrives through irqfd.
+ * The guest's own view: the virtio lines of L2's /proc/interrupts, how
+ * many interrupts each MSI-X vector took ("virtio1-input.0"): what arrives
+ * through irqfd. NULL when the agent does not answer.
  */
-static void guest_net_irqs(struct guest *guest, struct sbuf *out)
+static char *guest_interrupts(struct guest *guest)
 {
 	double deadline = now_ms() + 5000;
+	struct sbuf text = { 0 };
 	char line[512];
-	bool first = true;
 
 	if (write(guest->ctl, "interrupts\n", 11) != 11)
-		return;
-	while (read_line(guest->ctl, line, sizeof(line), deadline) >= 0 && strncmp(line, "rc ", 3)) {
-		char *name = strrchr(line, ' '), *p = line;
-		unsigned long long total = 0;
+		return NULL;
+	sbuf_puts(&text, "");
+	while (read_line(guest->ctl, line, sizeof(line), deadline) >= 0 && strncmp(line, "rc ", 3))
+		sbuf_printf(&text, "%s\n", line);
+	return text.buf;
+}
 
-		if (!name || !strstr(name, "virtio"))
-			continue;
-		/* "  24:   12   PCI-MSI 49153-edge   virtio0-input.0" */
-		p = strchr(p, ':');
-		while (p && *++p == ' ')
-			;
-		while (p && *p >= '0' && *p <= '9') {
-			total += strtoull(p, &p, 10);
-			while (*p == ' ')
-				p++;
+/* Each vector's interrupts since the guest booted, for the step's report. */
+static void guest_net_irqs(const char *interrupts, struct sbuf *out)
+{
+	bool first = true;
+
+	for (const char *line = interrupts; line && *line; ) {
+		size_t len = strcspn(line, "\n");
+		char *text = xstrndup(line, len), *name = strrchr(text, ' ');
+
+		if (name && strstr(name, "virtio")) {
+			sbuf_printf(out, "%s%s %llu%s", first ? "; L2 MSI-X interrupts: " : ", ",
+				    name + 1, l2path_line_irqs(text),
+				    strstr(text, "MSI") ? "" : " (not MSI)");
+			first = false;
 		}
-		sbuf_printf(out, "%s%s %llu%s", first ? "; L2 MSI-X interrupts: " : ", ",
-			    name + 1, total, strstr(line, "MSI") ? "" : " (not MSI)");
-		first = false;
+		free(text);
+		line += len + (line[len] == '\n');
 	}
+}
+
+/* The voluntary context switches so far of the thread in /proc folder @dir. */
+static unsigned long long thread_wakeups(const char *dir)
+{
+	char *path = xasprintf("%s/status", dir), *text = read_file(path, NULL);
+	unsigned long long n = 0;
+
+	l2path_voluntary_switches(text, &n);
+	free(text);
+	free(path);
+	return n;
+}
+
+/*
+ * What a guest's NIC did during a ping: KVM's counters, L2's interrupts,
+ * and the wakeups of vhost's worker and of QEMU's main thread, which
+ * polls the tap and the ioeventfds when vhost does not.
+ */
+struct ping_counters {
+	struct kvm_counters kvm;
+	char *irqs;
+	unsigned long long vhost_wakeups, qemu_wakeups;
+};
+
+/*
+ * The agent's answers wake QEMU's main thread (its control port is a
+ * socket there): the interrupts are read outside the span the threads'
+ * wakeups are counted over, before them at the start, after at the end.
+ */
+static void ping_counters(struct guest *guest, const char *worker, bool start,
+			  struct ping_counters *c)
+{
+	char *qemu = xasprintf("/proc/%d/task/%d", (int)guest->qemu, (int)guest->qemu);
+
+	if (start)
+		c->irqs = guest_interrupts(guest);
+	c->vhost_wakeups = worker ? thread_wakeups(worker) : 0;
+	c->qemu_wakeups = thread_wakeups(qemu);
+	kvm_counters(guest->qemu, &c->kvm);
+	if (!start)
+		c->irqs = guest_interrupts(guest);
+	free(qemu);
+}
+
+/* path=: the evidence of a ping, judged; a failure names what broke. */
+static void judge_path(const struct scn_step *st, const struct guest *guest, bool worker,
+		       const unsigned int sr[2], const struct ping_counters *c0,
+		       const struct ping_counters *c1, struct outcome *oc, struct sbuf *out)
+{
+	struct l2path_evidence ev = {
+		.sent = sr[0], .replies = sr[1], .ioeventfd = !guest->no_ioeventfd,
+		.kvm_found = c0->kvm.found && c1->kvm.found,
+		.mmio_exits = c1->kvm.mmio_exits - c0->kvm.mmio_exits,
+		.vhost_worker = worker,
+		.vhost_wakeups = c1->vhost_wakeups - c0->vhost_wakeups,
+		.qemu_wakeups = c1->qemu_wakeups - c0->qemu_wakeups,
+	};
+	unsigned long long irq0 = 0, irq1 = 0;
+	enum l2path_verdict v;
+	struct sbuf why = { 0 };
+	enum l2_path want;
+
+	if (!l2path_parse(scn_arg(st, "path"), &want))
+		return;
+	ev.irqs_found = l2path_input_irqs(c0->irqs, &irq0) && l2path_input_irqs(c1->irqs, &irq1);
+	ev.input_irqs = irq1 - irq0;
+	v = l2path_judge(want, &ev, &why);
+	sbuf_puts(out, "; ");
+	l2path_describe(&ev, out);
+	if (v != L2PATH_HOLDS) {
+		/* the ping's own failure, if any, stays in the detail */
+		char what[sizeof(oc->what)];
+
+		snprintf(what, sizeof(what), "%s", oc->what);
+		sbuf_printf(out, "; ping %s", oc->err ? "failed" : "succeeded");
+		outcome_set(oc, v == L2PATH_UNMEASURED ? ENOENT : -1, "%s %s", what, why.buf);
+		oc->broken = v == L2PATH_UNMEASURED;
+	}
+	sbuf_free(&why);
 }
 
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
 {
 	struct guest *guest = guest_find(x, st->argv[0]);
 	const char *count = scn_arg(st, "count");
-	int cnt = count ? atoi(count) : 3;
+	int cnt = count ? atoi(count) : SCN_PING_DEFAULT_COUNT;
 	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0;
-	struct kvm_counters before, after;
+	struct ping_counters before = { 0 }, after = { 0 };
+	unsigned int sr[2] = { 0, 0 };
 	struct sbuf out = { 0 };
-	char line[256], *cmd;
+	char line[256], *cmd, *worker;
 
 	memset(oc, 0, sizeof(*oc));
 	outcome_set(oc, 0, "l2 ping %s %s count=%d", st->argv[0], st->argv[1], cnt);
@@ -660,11 +770,14 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 		outcome_set(oc, ENODEV, "l2 ping: %s is not running", st->argv[0]);
 		return;
 	}
-	kvm_counters(guest->qemu, &before);
+	worker = vhost_worker(guest->qemu);
+	ping_counters(guest, worker, true, &before);
 	cmd = xasprintf("ping %s %d\n", st->argv[1], cnt);
 	if (write(guest->ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
 		outcome_set(oc, errno, "l2 ping: write to %s's agent", guest->name);
 		free(cmd);
+		free(worker);
+		free(before.irqs);
 		return;
 	}
 	free(cmd);
@@ -681,22 +794,28 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 				oc->err = -1;
 			break;
 		}
+		l2path_ping_counts(line, &sr[0], &sr[1]);
 		/* keep the summary lines, not one line per echo reply */
 		if (strstr(line, "packets") || strstr(line, "round-trip") ||
 		    strstr(line, "bad address") || strstr(line, "unreachable"))
 			sbuf_printf(&out, "%s%s", out.len ? "; " : "", line);
 	}
-	kvm_counters(guest->qemu, &after);
-	guest_net_irqs(guest, &out);
+	ping_counters(guest, worker, false, &after);
+	guest_net_irqs(after.irqs, &out);
 	/* what the traffic cost in exits: virtio kicks through ioeventfd and
 	 * MSI-X through irqfd never reach QEMU as io/mmio exits */
-	if (before.found && after.found)
+	if (before.kvm.found && after.kvm.found)
 		sbuf_printf(&out, "; KVM during the ping: exits +%llu, io_exits +%llu, mmio_exits +%llu, irq_injections +%llu",
-			    after.exits - before.exits, after.io_exits - before.io_exits,
-			    after.mmio_exits - before.mmio_exits,
-			    after.irq_injections - before.irq_injections);
+			    after.kvm.exits - before.kvm.exits, after.kvm.io_exits - before.kvm.io_exits,
+			    after.kvm.mmio_exits - before.kvm.mmio_exits,
+			    after.kvm.irq_injections - before.kvm.irq_injections);
+	if (scn_arg(st, "path"))
+		judge_path(st, guest, worker != NULL, sr, &before, &after, oc, &out);
 	snprintf(oc->detail, sizeof(oc->detail), "%s", out.buf);
 	sbuf_free(&out);
+	free(before.irqs);
+	free(after.irqs);
+	free(worker);
 }
 
 static void forward_console(struct exec_ctx *x, struct guest *guest)

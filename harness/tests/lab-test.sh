@@ -2,10 +2,11 @@
 # Lab integration tests: the real runner booting the real lab. Each test
 # states what a user would notice; the output is KTAP and ends with
 # "N passed, N failed".
-# usage: harness/tests/lab-test.sh RUNNER
+# usage: harness/tests/lab-test.sh RUNNER [TEST...]   (TEST: only those)
 set -uo pipefail
 
-runner=${1:?usage: lab-test.sh RUNNER}
+runner=${1:?usage: lab-test.sh RUNNER [TEST...]}
+shift
 results=$(mktemp -d /tmp/tunlab-labtest.XXXXXX)
 trap 'rm -rf "$results"' EXIT
 tests=(check_accepts_the_suite bad_scenario_stops_before_boot default_suite_passes
@@ -14,6 +15,7 @@ tests=(check_accepts_the_suite bad_scenario_stops_before_boot default_suite_pass
 [ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations
 	vmx_lane_checks_real_mode_per_setting vmx_l1_hang_is_killed_at_its_timeout
 	vmx_l1_panic_is_a_crash)
+tests+=(changed_eventfd_path_fails_naming_the_evidence)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 tests+=(report_ktap_is_valid_to_kunit_py libvirt_refusals_quote_libvirt_and_the_step)
 tests+=(shell_is_driven_as_a_person tunlab_run_streams_and_returns_the_status)
@@ -21,6 +23,7 @@ tests+=(selinux_suite_passes_tunguard_first selinux_suite_passes_selinux_first
 	selinux_deny_scenarios_fail_when_permissive selinux_lane_deny_scenarios_fail_with_tunguard_off
 	selinux_expectations_bite)
 command -v slurmctld >/dev/null && tests+=(shards_under_slurm_merge_into_the_unsharded_report)
+[ $# -eq 0 ] || tests=("$@")
 
 run() { # run EXPECTED_STATUS ARGS...: the runner's status must match
 	local want=$1; shift
@@ -69,7 +72,7 @@ default_suite_passes() {
 }
 
 must_fail_scenario_fails_naming_its_step() {
-	run 1 --no-ktap host-scenarios/selftest || return 1
+	run 1 --no-ktap host-scenarios/selftest/must-fail.scn || return 1
 	local s=$results/latest/summary.txt
 	expect_in "$s" "fail         " && expect_in "$s" "2. as 1000   create tap lab8" &&
 		expect_in "$s" "ioctl(TUNSETIFF, lab8): Operation not permitted (EPERM); expected ok" &&
@@ -87,6 +90,23 @@ machine_reports_agree() { # report.json and junit.xml say what summary.txt says
 		.scenarios[0].steps[1].result == "fail" and .scenarios[0].steps[2].result == "notrun" and
 		(.scenarios[0].steps[1].message | test("EPERM"))' "$1/report.json" >/dev/null ||
 		{ echo "    # junit.xml or report.json disagree with the summary"; return 1; }
+}
+
+changed_eventfd_path_fails_naming_the_evidence() {
+	# each ping asserts a path its guest does not take: the guest boots,
+	# the ping step fails naming what the counters showed
+	run 1 --no-ktap host-scenarios/selftest/eventfd-path-changed.scn || return 1
+	jq -e '[.scenarios[].result] == ["fail", "fail", "fail"] and
+		all(.scenarios[]; .steps[3].result == "pass" and .steps[4].result == "fail") and
+		(.scenarios[0].steps[4].message |
+			test("path=vhost: no vhost worker thread in L1 for the guest.s QEMU")) and
+		(.scenarios[1].steps[4].message |
+			test("path=userspace: a vhost worker runs for the guest.s QEMU, expected none")) and
+		(.scenarios[2].steps[4].message |
+			test("path=vhost: L2 MMIO exits to QEMU [0-9]+ for 10 packets sent, expected <= 5 [(]kicks through ioeventfd[)]; no vhost worker thread in L1"))' \
+		"$results/latest/report.json" >/dev/null ||
+		{ jq -r '.scenarios[] | "    # \(.result): \(.steps[4].message // .reason)"' \
+			"$results/latest/report.json"; return 1; }
 }
 
 hung_l1_is_killed_at_its_timeout() {

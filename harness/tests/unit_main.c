@@ -57,6 +57,12 @@
 	X(test_parser_errors_quote_user_bytes_safely)			\
 	X(test_reports_stay_valid_with_bytes_outside_ascii)		\
 	X(test_kmemleak_report_counts_leaks_and_names_ours)		\
+	X(test_l2path_each_path_holds_on_its_own_counters_only)	\
+	X(test_l2path_idle_vhost_worker_is_a_changed_path)		\
+	X(test_l2path_ioeventfd_decides_where_the_kicks_go)		\
+	X(test_l2path_thresholds_at_their_edges)			\
+	X(test_l2path_missing_counters_or_traffic_never_pass)		\
+	X(test_l2path_reads_ping_interrupts_and_status_text)		\
 	X(test_interrupted_run_exits_128_plus_its_signal_and_says_so)
 
 #define DECLARE(name) void name(void);
