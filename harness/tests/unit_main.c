@@ -44,6 +44,9 @@
 	X(test_spawn_of_a_missing_program_exits_127_saying_why)		\
 	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
 	X(test_lines_are_split_across_reads_without_cr)		\
+	X(test_base64_matches_rfc4648_vectors)			\
+	X(test_base64_round_trips_every_byte_at_every_length)	\
+	X(test_base64_refuses_what_is_not_base64)		\
 	X(test_caps_keep_only_what_is_asked)				\
 	X(test_ktap_syntax_line_tells_kunit_from_other_kernel_messages) \
 	X(test_timed_out_test_leaves_no_process_behind)			\
@@ -57,6 +60,10 @@
 	X(test_parser_errors_quote_user_bytes_safely)			\
 	X(test_reports_stay_valid_with_bytes_outside_ascii)		\
 	X(test_kmemleak_report_counts_leaks_and_names_ours)		\
+	X(test_gcov_counters_travel_whole_from_l1_to_the_run_folder)	\
+	X(test_gcov_missing_counters_fail_the_suite_saying_why)	\
+	X(test_gcov_store_keeps_l1_paths_inside_the_run_folder)	\
+	X(test_gcov_counters_that_cannot_be_kept_are_the_runs_error)	\
 	X(test_interrupted_run_exits_128_plus_its_signal_and_says_so)
 
 #define DECLARE(name) void name(void);
