@@ -59,8 +59,9 @@ fi
 say() { printf 'kernel: %s\n' "$*"; }
 die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 
-# Coverage: gcov profiling for a few parts of the tree only (the whole
-# kernel profiled would not boot in reasonable time under TCG). Each word
+# Coverage: gcov profiling for the parts of the tree a report reads only
+# (every profiled line costs a counter update each time it runs, under
+# TCG in a kernel already slowed by KASAN and lockdep). Each word
 # is a folder ("security/tunguard": GCOV_PROFILE in its Makefile) or an
 # object ("drivers/net/tun.o": GCOV_PROFILE_tun.o in its folder's), added
 # to the tree after the series, not a patch of it: the series stays what
