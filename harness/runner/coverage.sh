@@ -166,8 +166,11 @@ line_detail() {
 # capability check in tun_set_iff(). One "LABEL<TAB>LINE" per line.
 tun_sites() {
 	awk '
-	/^static .*tun_not_capable\(/ { nc = 1 }
-	nc { print "tun_not_capable()\t" NR; if ($0 ~ /^}/) nc = 0; next }
+	# the statements of its body: not the signature, braces or blank lines
+	/^static .*tun_not_capable\(/ { nc = 1; next }
+	nc && /^}/ { nc = 0; next }
+	nc && !/^[ \t{]*$/ { print "tun_not_capable()\t" NR; next }
+	nc { next }
 	/^static int tun_set_iff\(/ { iff = 1 }
 	iff && /^}/ { iff = 0 }
 	iff && /capable\(/ { print "tun_set_iff() permission check\t" NR }
