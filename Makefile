@@ -10,6 +10,8 @@ BUILD := build
 SCENARIOS ?= host-scenarios
 # extra options for the runner, e.g. LAB_ARGS=--console
 LAB_ARGS ?=
+# as given, before the lanes below add theirs (make coverage passes it on)
+LAB_USER_ARGS := $(LAB_ARGS)
 # KERNEL=6.1|6.12: the Debian tree and series L1's kernel is built from
 # (kernel/kernel.mk; 6.1 by default)
 # DEBUG=1: L1 runs the debug kernel (kernel/config/debug.extra: KASAN,
@@ -73,6 +75,9 @@ DEPS_PACKAGES += python3
 DEPS_PACKAGES += libjson-c-dev slurm-wlm munge
 # make fuzz: the scenario parser under libFuzzer, with clang's sanitizers
 DEPS_PACKAGES += clang libclang-rt-14-dev
+# make coverage and make test's debug lane: the kernel's gcov counters
+# into a report (lcov, genhtml; gcov comes with gcc)
+DEPS_PACKAGES += lcov
 
 .PHONY: deps
 deps:
@@ -149,10 +154,12 @@ fault-test: build
 # report, no leak (the whole suite: make lab DEBUG=1); the debug kernel of
 # KERNEL, and in make test of TEST_DEBUG_KERNEL
 TEST_DEBUG_KERNEL ?= 6.1
+# tunguard's line coverage (percent) the debug lane's run must reach
+COVERAGE_FLOOR ?= 90
 debug-test:
 	@$(MAKE) --no-print-directory build DEBUG=1
-	@harness/tests/debug-test.sh $(HARNESS_RUNNER) $(KERNEL_DEBUG_BZIMAGE) \
-		--initrd $(IMAGE_L1) $(DEBUG_LAB_ARGS)
+	@COVERAGE_FLOOR=$(COVERAGE_FLOOR) harness/tests/debug-test.sh $(HARNESS_RUNNER) \
+		$(KERNEL_DEBUG_BZIMAGE) --initrd $(IMAGE_L1) $(DEBUG_LAB_ARGS)
 
 # --- the mutation check --------------------------------------------------------
 # kernel/mutants.sh: each edit of kernel/mutants/6.1.list (tun.c's permission
@@ -194,6 +201,21 @@ soak: deps
 kernel-fuzz: deps
 	@$(MAKE) --no-print-directory build DEBUG=1
 	@$(DEBUG_RUN) --timeout 86400 --ktap tgstress:--policies,$(POLICIES),--soak,0
+
+# --- kernel coverage -------------------------------------------------------------
+# make coverage: make lab DEBUG=1 with L1 sending the gcov counters of
+# what the debug kernel profiles (KERNEL_GCOV_PROFILE: tunguard, tun.c)
+# once the suite has run (tunlab.gcov=1), then lcov's report of them in
+# results/latest/coverage/ (harness/runner/coverage.sh). The report is
+# made whatever the suite's result; the status is the suite's, or the
+# report's when the suite passed.
+.PHONY: coverage
+coverage: deps
+	@status=0; $(MAKE) --no-print-directory lab DEBUG=1 \
+		LAB_ARGS="$(LAB_USER_ARGS) --append tunlab.gcov=1" || status=$$?; \
+	harness/runner/coverage.sh results/latest $(KERNEL_DEBUG_GCOV) || \
+		{ s=$$?; [ $$status != 0 ] || status=$$s; }; \
+	exit $$status
 
 # --- speed ----------------------------------------------------------------------
 .PHONY: bench

@@ -14,11 +14,11 @@ HARNESS_COMMON_SRCS := $(wildcard harness/common/*.c)
 HARNESS_RUNNER_SRCS := $(wildcard harness/runner/*.c harness/runner/report/*.c)
 HARNESS_EXEC_SRCS := $(wildcard harness/executor/*.c)
 HARNESS_L1LIB_SRCS := $(wildcard harness/l1-programs/lib/*.c)
-# executor/avc.c, kmemleak.c and l2path.c: the executor's pure text logic
-# the unit tests check
+# executor/avc.c, kmemleak.c, l2path.c and gcov.c: the executor's text
+# logic the unit tests check (gcov.c and kmemleak.c on files the tests make)
 HARNESS_UNIT_SRCS := $(filter-out harness/runner/main.c,$(HARNESS_RUNNER_SRCS)) \
 	$(HARNESS_L1LIB_SRCS) harness/executor/avc.c harness/executor/kmemleak.c \
-	harness/executor/l2path.c \
+	harness/executor/l2path.c harness/executor/gcov.c \
 	harness/l1-programs/tgstress/model.c \
 	$(wildcard harness/tests/*.c)
 

@@ -15,7 +15,10 @@
 #        KERNEL_PATCH_DIR (default kernel/patches/VERSION; "none" builds
 #        Debian's tree as it is), KERNEL_OBJ_DIR (default
 #        $KERNEL_BUILD_DIR/obj: a second configuration shares the tree but
-#        not the objects)
+#        not the objects), KERNEL_GCOV_PROFILE (folders and objects of the
+#        tree to build with gcov profiling, e.g. "security/tunguard
+#        drivers/net/tun.o"; needs CONFIG_GCOV_KERNEL=y in the fragments;
+#        their .gcno files and sources are kept in gcov/ beside OUT_BZIMAGE)
 set -euo pipefail
 
 out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
@@ -56,6 +59,20 @@ fi
 say() { printf 'kernel: %s\n' "$*"; }
 die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 
+# Coverage: gcov profiling for the parts of the tree a report reads only
+# (every profiled line costs a counter update each time it runs, under
+# TCG in a kernel already slowed by KASAN and lockdep). Each word
+# is a folder ("security/tunguard": GCOV_PROFILE in its Makefile) or an
+# object ("drivers/net/tun.o": GCOV_PROFILE_tun.o in its folder's), added
+# to the tree after the series, not a patch of it: the series stays what
+# it is upstream. Part of the key only when asked, so the lab kernel's
+# key is what it always was.
+read -r -a gcov_profile <<< "${KERNEL_GCOV_PROFILE:-}"
+for p in "${gcov_profile[@]}"; do
+	[[ $p =~ ^[A-Za-z0-9_][A-Za-z0-9_.+/-]*$ && ! $p =~ (^|/)\.\.?(/|$) && $p != */ ]] ||
+		die "KERNEL_GCOV_PROFILE: '$p' is not a folder or object of the tree (a relative path such as security/tunguard or drivers/net/tun.o)"
+done
+
 [ -r "$tar_path" ] || die "$tar_path not found (install linux-source-$kver: make deps)"
 [ ${#patches[@]} -gt 0 ] || [ "$patch_dir" = none ] || die "no patches in $patch_dir"
 
@@ -70,6 +87,7 @@ src_version=$(dpkg-query -W -f='${Version}' "linux-source-$kver" 2>/dev/null || 
 key=$( {
 	echo "source $src_version $(stat -c %s "$tar_path")"
 	echo "recipe $KERNEL_RECIPE"
+	[ ${#gcov_profile[@]} -eq 0 ] || echo "gcov-profile ${gcov_profile[*]}"
 	for f in "${patches[@]}" "${fragments[@]}"; do
 		echo "== $(basename "$f")"; cat "$f"
 	done
@@ -85,6 +103,9 @@ install_result() {
 	fi
 	cp "$cached/config" "$(dirname "$out")/config"
 	echo "$key" > "$(dirname "$out")/key"
+	# what lcov needs beside the kernel it reads counters of, never another's
+	rm -rf "$(dirname "$out")/gcov"
+	[ ! -d "$cached/gcov" ] || cp -r "$cached/gcov" "$(dirname "$out")/gcov"
 }
 
 if [ -f "$cached/bzImage" ]; then
@@ -160,6 +181,26 @@ apply_series() {
 }
 apply_series
 
+# GCOV_PROFILE for what KERNEL_GCOV_PROFILE names (see above), on the
+# tree the series made; the next apply_series puts the Makefiles back.
+for p in "${gcov_profile[@]}"; do
+	case $p in
+	*.o)	[ -f "$src/${p%.o}.c" ] && [ -f "$src/$(dirname "$p")/Makefile" ] ||
+			die "KERNEL_GCOV_PROFILE: $p: no ${p%.o}.c with a Makefile beside it in the linux-source-$kver tree" ;;
+	*)	[ -f "$src/$p/Makefile" ] ||
+			die "KERNEL_GCOV_PROFILE: $p: no such folder with a Makefile in the linux-source-$kver tree" ;;
+	esac
+done
+for p in "${gcov_profile[@]}"; do
+	case $p in
+	*.o)	printf '\n# tunlab: coverage (kernel/build.sh, KERNEL_GCOV_PROFILE)\nGCOV_PROFILE_%s := y\n' \
+			"$(basename "$p")" >> "$src/$(dirname "$p")/Makefile" ;;
+	*)	printf '\n# tunlab: coverage (kernel/build.sh, KERNEL_GCOV_PROFILE)\nGCOV_PROFILE := y\n' \
+			>> "$src/$p/Makefile" ;;
+	esac
+	say "gcov profiling: $p"
+done
+
 # Configure: allnoconfig with the fragments forced, then check each request.
 mkdir -p "$obj"
 cat "${fragments[@]}" > "$obj.requested"
@@ -183,6 +224,8 @@ while IFS= read -r line; do
 	esac
 done < "$obj.requested"
 [ "$dropped" -eq 0 ] || die "$dropped requested option(s) missing from the final .config (Kconfig dropped them: fix their dependencies in kernel/config/)"
+[ ${#gcov_profile[@]} -eq 0 ] || grep -qx CONFIG_GCOV_KERNEL=y "$obj/.config" ||
+	die "KERNEL_GCOV_PROFILE needs CONFIG_GCOV_KERNEL=y in the fragments (kernel/config/debug.extra)"
 
 say "building bzImage with $jobs jobs (log: $obj.log)"
 [ ${#make_cc[@]} -eq 0 ] || ccache -z >/dev/null
@@ -190,9 +233,42 @@ if ! make -C "$src" O="$obj" "${make_cc[@]}" -j"$jobs" bzImage > "$obj.log" 2>&1
 	tail -30 "$obj.log" >&2
 	die "build failed; full log in $obj.log"
 fi
+rm -rf "$cached.tmp"
 mkdir -p "$cached.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$cached.tmp/bzImage"
 cp "$obj/.config" "$cached.tmp/config"
+
+# What lcov needs to read the counters of this kernel, kept with it since
+# the tree and objects may be gone or rebuilt by then: each profiled
+# object's .gcno (gcov/obj/), the sources it was compiled from
+# (gcov/src/), and where the objects were (L1 names each counter file by
+# its object's path in this build: gcov/objtree).
+save_gcov() {
+	local p dir n=0 f
+	dir=$cached.tmp/gcov
+	mkdir -p "$dir/obj" "$dir/src"
+	for p in "${gcov_profile[@]}"; do
+		case $p in
+		*.o) f=${p%.o}
+			[ -f "$obj/$f.gcno" ] || die "KERNEL_GCOV_PROFILE: $p was not built with gcov (no $obj/$f.gcno: does the configuration build it?)"
+			mkdir -p "$dir/obj/$(dirname "$p")" "$dir/src/$(dirname "$p")"
+			cp "$obj/$f.gcno" "$dir/obj/$f.gcno"
+			cp "$src/$f.c" "$dir/src/$f.c"
+			n=$((n + 1)) ;;
+		*)	(cd "$obj" && find "$p" -name '*.gcno') > "$dir/list"
+			[ -s "$dir/list" ] || die "KERNEL_GCOV_PROFILE: nothing in $p was built with gcov (does the configuration build it?)"
+			(cd "$obj" && cpio -pdm --quiet "$dir/obj") < "$dir/list"
+			n=$((n + $(wc -l < "$dir/list")))
+			(cd "$src" && find "$p" -name '*.[ch]' | cpio -pdm --quiet "$dir/src")
+			rm "$dir/list" ;;
+		esac
+	done
+	echo "$obj" > "$dir/objtree"
+	echo "$src" > "$dir/srctree"
+	printf '%s\n' "${gcov_profile[@]}" > "$dir/profile"
+	say "gcov: kept $n .gcno files and their sources"
+}
+[ ${#gcov_profile[@]} -eq 0 ] || save_gcov
 rm -rf "$cached" && mv "$cached.tmp" "$cached"
 install_result
 say "built in $(( $(date +%s) - t0 )) s (cache $key)"

@@ -28,6 +28,13 @@ KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config)) \
 KERNEL_DEBUG_BZIMAGE := $(BUILD)/kernel-debug$(KERNEL_SUFFIX)/bzImage
 KERNEL_DEBUG_FRAGMENTS := $(KERNEL_FRAGMENTS) kernel/config/debug.extra \
 	$(wildcard kernel/config/debug-$(KERNEL).extra)
+# Coverage rides on the debug kernel (debug.extra has CONFIG_GCOV_KERNEL):
+# what of the tree is built with gcov profiling, the lines make coverage
+# reports on. kernel/build.sh adds GCOV_PROFILE for each to the tree after
+# the series, keys the cache on the list, and keeps the .gcno files and
+# sources lcov reads in gcov/ beside the bzImage.
+KERNEL_GCOV_PROFILE := security/tunguard drivers/net/tun.o
+KERNEL_DEBUG_GCOV := $(BUILD)/kernel-debug$(KERNEL_SUFFIX)/gcov
 # the kernel L1 boots: the debug one with DEBUG=1 (Makefile)
 LAB_KERNEL := $(if $(LAB_DEBUG),$(KERNEL_DEBUG_BZIMAGE),$(KERNEL_BZIMAGE))
 
@@ -51,6 +58,7 @@ $(KERNEL_BZIMAGE): FORCE
 $(KERNEL_DEBUG_BZIMAGE): FORCE
 	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) \
 		KERNEL_CONFIGS="$(KERNEL_DEBUG_FRAGMENTS)" \
+		KERNEL_GCOV_PROFILE="$(KERNEL_GCOV_PROFILE)" \
 		KERNEL_OBJ_DIR=$(KERNEL_DIR)/obj-debug kernel/build.sh $@
 
 $(KERNEL_L2_BZIMAGE): FORCE

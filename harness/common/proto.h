@@ -17,6 +17,10 @@
  *                                               shell's shell ended so
  *   ktap    SOURCE LINE                         a KTAP line of suite SOURCE
  *   suite   SOURCE STATUS MS                    suite SOURCE ended (-1: no status)
+ *   gcov    PATH BASE64                         a kernel gcov counter file
+ *                                               (tunlab.gcov=1): its path
+ *                                               under /sys/kernel/debug/gcov,
+ *                                               its bytes (common/base64.h)
  *   done                                        the whole plan ran
  */
 #ifndef TUNLAB_PROTO_H

@@ -3,10 +3,12 @@
  * tunlab-exec: the L1 executor. Says hello to the runner over the results
  * port, reports L1's KTAP suites, then reads the plan the runner bundled
  * into the initramfs, parses the scenario files with the same parser the
- * runner validated them with, and runs them (groups.c).
+ * runner validated them with, and runs them (groups.c). With tunlab.gcov=1
+ * the kernel's coverage counters follow (gcov.c).
  */
 #include "executor.h"
 #include "actors.h"
+#include "gcov.h"
 #include "groups.h"
 #include "kmemleak.h"
 #include "programs.h"
@@ -220,6 +222,9 @@ int main(int argc, char **argv)
 	free(plan);
 	if (kmemleak)
 		kmemleak_end(&x, &leaks);
+	/* last: the counters then hold everything the run did */
+	if (cmdline_flag("tunlab.gcov"))
+		gcov_send(x.out, GCOV_DIR);
 	sbuf_free(&leaks);
 	tg_state_free(&tg);
 	se_state_free(&se);

@@ -46,6 +46,7 @@ struct boot {
 	struct console_scan scan;
 	int inflight;			/* scenario index, -1 when none */
 	int completed;			/* scenarios ended in this boot */
+	int gcov_set;			/* its gcov counters' set (RUN/gcov/boot-N), 0: none */
 	bool hello;
 	bool done;
 	double started;

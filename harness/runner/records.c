@@ -5,6 +5,7 @@
  * scanned for kernel reports. Progress goes to stdout as it arrives.
  */
 #include "boot.h"
+#include "gcov.h"
 #include "qemu.h"
 #include "common/proto.h"
 #include "common/safetext.h"
@@ -287,6 +288,27 @@ static bool record_suite(struct boot *b, char **f, int n)
 	return true;
 }
 
+/*
+ * A gcov counter file (tunlab.gcov=1), into the run's folder with the
+ * others this boot sent. One that cannot be kept is the run's error:
+ * the coverage report would be short of it, every test result stays.
+ */
+static bool record_gcov(struct boot *b, char **f, int n)
+{
+	char *why;
+
+	(void)n;
+	if (!b->gcov_set)
+		b->gcov_set = ++b->r->gcov_sets;
+	why = gcov_store(b->o->run_dir, b->gcov_set, f[1], f[2]);
+	if (why) {
+		say("tunlab: %s\n", why);
+		set_infra(b->r, TL_ERROR, why);
+		free(why);
+	}
+	return true;
+}
+
 static bool record_done(struct boot *b, char **f, int n)
 {
 	(void)f;
@@ -307,6 +329,7 @@ static const struct {
 	{ "log", 4, record_log }, { "ktap", 3, record_ktap },
 	{ "out", 4, record_out }, { "exit", 2, record_exit },
 	{ "suite", 4, record_suite }, { "done", 1, record_done },
+	{ "gcov", 3, record_gcov },
 };
 
 void results_record(struct boot *b, char *line)

@@ -3,8 +3,11 @@
 # debug kernel (kernel/config/debug.extra), which must end with no kernel
 # report and no leak. The whole suite runs there with make lab DEBUG=1; it
 # takes about ten times as long as on the default kernel, too long for
-# make test (README, "The debug lane"). KTAP output, ends with
-# "N passed, N failed".
+# make test (README, "The debug lane"). L1 sends the gcov counters of
+# tunguard and tun.c at the end (tunlab.gcov=1), and tunguard's line
+# coverage from this run must reach COVERAGE_FLOOR percent (default 90):
+# fewer counters, or none, fail it. KTAP output, ends with "N passed, N
+# failed".
 # usage: harness/tests/debug-test.sh RUNNER DEBUG_BZIMAGE [RUNNER_ARGS...]
 set -uo pipefail
 
@@ -14,14 +17,16 @@ shift 2
 args=("$@")
 results=$(mktemp -d /tmp/tunlab-debugtest.XXXXXX)
 trap 'rm -rf "$results"' EXIT
-tests=(debug_kernel_carries_every_checker tun_and_tunguard_run_clean_on_the_debug_kernel)
+floor=${COVERAGE_FLOOR:-90}
+tests=(debug_kernel_carries_every_checker tun_and_tunguard_run_clean_on_the_debug_kernel
+	tunguard_line_coverage_reaches_the_floor)
 
 say() { echo "    # $*"; }
 
 debug_kernel_carries_every_checker() {
 	local config=$(dirname "$kernel")/config opt missing=0
 	local opts="KASAN KASAN_VMALLOC KFENCE PROVE_LOCKING PROVE_RCU DEBUG_LIST
-		DEBUG_ATOMIC_SLEEP UBSAN DEBUG_KMEMLEAK"
+		DEBUG_ATOMIC_SLEEP UBSAN DEBUG_KMEMLEAK GCOV_KERNEL"
 	# 6.12 has no UBSAN_SANITIZE_ALL: it instruments everything always
 	grep -q '^# Linux/x86 6\.1\.' "$config" && opts+=" UBSAN_SANITIZE_ALL"
 	for opt in $opts; do
@@ -34,7 +39,8 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 	# tgcheck, a shorter tgstress than make kernel-fuzz and make soak run,
 	# the TUN and tunguard scenarios; then kmemleak's scan
 	local r j status
-	out=$("$runner" --results "$results" --kernel "$kernel" "${args[@]}" \
+	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins
+	out=$("$runner" --results "$results" --kernel "$kernel" --append tunlab.gcov=1 "${args[@]}" \
 		--ktap tgcheck --ktap tgstress:--policies,3000,--soak,30 \
 		host-scenarios/create host-scenarios/persist host-scenarios/multiqueue \
 		host-scenarios/fdpass/scm-rights.scn host-scenarios/netns \
@@ -51,6 +57,18 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 	jq -e '[.suites[] | select(.name == "kmemleak" and .result == "pass")] | length == 1' "$j" >/dev/null &&
 	jq -e '[.suites[] | select((.name == "tgcheck" or .name == "tgstress") and .result == "pass")] | length == 2' \
 		"$j" >/dev/null || { say "kmemleak, tgcheck or tgstress did not report passing"; return 1; }
+}
+
+tunguard_line_coverage_reaches_the_floor() {
+	# the counters the run above brought back, through lcov
+	local gcov=$(dirname "$kernel")/gcov r=$results/latest out pct
+	out=$(harness/runner/coverage.sh "$r" "$gcov" 2>&1) ||
+		{ echo "$out" | tail -5 | sed 's/^/    #   /'; say "no coverage report from this run"; return 1; }
+	sed -n '/^file /,/^$/p' "$r/coverage/summary.txt" | sed '/^$/d; s/^/    # /'
+	pct=$(awk '/^security\/tunguard \(all files\)/ { sub(/%/, "", $5); print $5 }' "$r/coverage/summary.txt")
+	[ -n "$pct" ] || { say "no tunguard line in $r/coverage/summary.txt"; return 1; }
+	awk -v p="$pct" -v f="$floor" 'BEGIN { exit !(p >= f) }' ||
+		{ say "tunguard's lines: $pct% covered, below the floor of $floor% (COVERAGE_FLOOR)"; return 1; }
 }
 
 echo "KTAP version 1"

@@ -9,7 +9,8 @@ set -uo pipefail
 
 results=$(mktemp -d /tmp/tunlab-kerneltest.XXXXXX)
 trap 'rm -rf "$results"' EXIT
-tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named)
+tests=(kernel_config_drop_is_an_error kernel_patch_that_does_not_apply_is_named
+	kernel_gcov_profile_of_a_path_not_in_the_tree_is_refused)
 
 kernel_config_drop_is_an_error() {
 	# e1000 needs CONFIG_ETHERNET, which allnoconfig leaves off: Kconfig
@@ -46,6 +47,26 @@ PATCH
 		{ echo "    # build.sh succeeded"; return 1; }
 	[[ $out == *"patch 9999-does-not-apply.patch does not apply"* &&
 	   $out == *"patch failed: drivers/net/tun.c:1"* ]] ||
+		{ echo "$out" | tail -5 | sed 's/^/    # /'; return 1; }
+}
+
+kernel_gcov_profile_of_a_path_not_in_the_tree_is_refused() {
+	# a path out of the tree is refused before anything is unpacked; one
+	# the tree does not have, once the series is applied, before any
+	# configuration or compile: the debug kernel must not quietly come
+	# out with less coverage than asked for
+	out=$(KERNEL_GCOV_PROFILE="security/tunguard ../../etc" kernel/build.sh "$results/bzImage" 2>&1) &&
+		{ echo "    # build.sh succeeded with ../../etc"; return 1; }
+	[[ $out == *"KERNEL_GCOV_PROFILE: '../../etc' is not a folder or object of the tree"* ]] ||
+		{ echo "$out" | tail -5 | sed 's/^/    # /'; return 1; }
+	out=$(KERNEL_GCOV_PROFILE="security/tunguard drivers/net/tunn.o" kernel/build.sh "$results/bzImage" 2>&1) &&
+		{ echo "    # build.sh succeeded with drivers/net/tunn.o"; return 1; }
+	[[ $out == *"KERNEL_GCOV_PROFILE: drivers/net/tunn.o: no drivers/net/tunn.c with a Makefile beside it"* &&
+	   $out != *"building bzImage"* ]] ||
+		{ echo "$out" | tail -5 | sed 's/^/    # /'; return 1; }
+	out=$(KERNEL_GCOV_PROFILE="security/tunguardd" kernel/build.sh "$results/bzImage" 2>&1) &&
+		{ echo "    # build.sh succeeded with security/tunguardd"; return 1; }
+	[[ $out == *"KERNEL_GCOV_PROFILE: security/tunguardd: no such folder with a Makefile"* ]] ||
 		{ echo "$out" | tail -5 | sed 's/^/    # /'; return 1; }
 }
 

@@ -11,7 +11,9 @@ tests=(layout_check_accepts_includes_that_go_one_way
 	layout_check_needs_a_readme_per_folder
 	l1_init_step_failure_reaches_its_fallback
 	alongside_job_is_stopped_when_a_test_fails
-	alongside_failed_job_fails_after_passing_tests)
+	alongside_failed_job_fails_after_passing_tests
+	coverage_report_counts_lines_and_branches_where_the_hooks_are
+	coverage_without_counters_of_this_kernel_is_an_error)
 
 # A tree of three folders: b and c may include a, a nothing.
 layout_tree() {
@@ -91,6 +93,115 @@ alongside_failed_job_fails_after_passing_tests() {
 	out=$(harness/tests/alongside.sh "$tmp/job.log" "echo compile error; exit 2" true true 2>&1); status=$?
 	[ "$status" = 1 ] && [[ $out == *"compile error"* && $out == *"failed (status 2"* ]] ||
 		{ echo "    # status $status:"; echo "$out" | sed 's/^/    # /'; return 1; }
+}
+
+# What make coverage reads, made by gcc and a program instead of the
+# debug kernel and L1: sources in a tree (linux/), objects built with
+# gcov beside it (obj/) the way kbuild does, the .gcno files and sources
+# kept as kernel/build.sh keeps them (gcov/), counters in a run's folder
+# at the path L1 names them by (run/gcov/boot-1/OBJTREE/...). The tree
+# is gone when the report is made, as a rebuilt one would be.
+coverage_mock() {
+	local c=$tmp/cov f
+	rm -rf "$c"
+	mkdir -p "$c/linux/security/tunguard" "$c/linux/drivers/net" "$c/obj/security/tunguard" \
+		"$c/obj/drivers/net" "$c/gcov/obj/security/tunguard" "$c/gcov/obj/drivers/net"
+	cat > "$c/linux/security/tunguard/lsm.c" <<'C'
+int tunguard_tun_dev_create(int uid)
+{
+	if (uid == 0)
+		return 0;
+	return -1;
+}
+
+int tunguard_tun_dev_open(int uid)
+{
+	if (uid > 1000)
+		return -1;
+	return 0;
+}
+C
+	cat > "$c/linux/drivers/net/tun.c" <<'C'
+int tunguard_tun_dev_create(int uid);
+int tunguard_tun_dev_open(int uid);
+#define security_tun_dev_create tunguard_tun_dev_create
+#define security_tun_dev_open tunguard_tun_dev_open
+
+static int ns_capable(int uid)
+{
+	return uid == 0;
+}
+
+static int tun_set_iff(int uid, int exists, int owner)
+{
+	int err = 0;
+
+	if (exists) {
+		if (owner >= 0 && uid != owner && !ns_capable(uid))
+			return -1;
+		err = security_tun_dev_open(uid);
+		if (err < 0)
+			return err;
+	} else {
+		if (!ns_capable(uid))
+			return -1;
+		err = security_tun_dev_create(uid +
+					      0);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	return tun_set_iff(0, 0, -1) + tun_set_iff(1000, 1, 1000) + tun_set_iff(1001, 1, 1000);
+}
+C
+	for f in security/tunguard/lsm drivers/net/tun; do
+		(cd "$c/obj" && gcc -O0 -fprofile-arcs -ftest-coverage -c -o $f.o ../linux/$f.c) || return 1
+		cp "$c/obj/$f.gcno" "$c/gcov/obj/$f.gcno"
+	done
+	(cd "$c/obj" && gcc -fprofile-arcs -o prog security/tunguard/lsm.o drivers/net/tun.o && ./prog) || true
+	cp -r "$c/linux" "$c/gcov/src"
+	rm -rf "$c/linux"
+	echo "$c/obj" > "$c/gcov/objtree"
+	printf 'security/tunguard\ndrivers/net/tun.o\n' > "$c/gcov/profile"
+	mkdir -p "$c/run/gcov/boot-1"
+	(cd "$c/obj" && find . -name '*.gcda' | cpio -pdm --quiet "$c/run/gcov/boot-1/${c#/}/obj")
+	echo "$c"
+}
+
+coverage_report_counts_lines_and_branches_where_the_hooks_are() {
+	local c out s
+	c=$(coverage_mock) || return 1
+	out=$(harness/runner/coverage.sh "$c/run" "$c/gcov" 2>&1) ||
+		{ echo "$out" | tail -5 | sed 's/^/    # /'; return 1; }
+	s=$c/run/coverage/summary.txt
+	# lsm.c: neither hook refused anyone (one line and one branch each not taken)
+	grep -Eq '^security/tunguard/lsm.c +6/8 +75.0% +2/4 +50.0%' "$s" &&
+	grep -Eq '^tunguard_tun_dev_open\(\) +3/4 +75.0% +1/2 +50.0%' "$s" &&
+	# the open hook's caller never saw a refusal: one of its check's two ways
+	grep -Eq '^security_tun_dev_open\(\) check +19 +1 +1/2 taken \[0 1\]' "$s" &&
+	grep -Eq '^tun_set_iff\(\) permission check +16 +2 +' "$s" &&
+	[ -f "$c/run/coverage/html/index.html" ] &&
+	! grep '^SF:' "$c/run/coverage/coverage.info" | grep -qv "^SF:$c/gcov/src/" ||
+		{ sed 's/^/    # /' "$s"; return 1; }
+}
+
+coverage_without_counters_of_this_kernel_is_an_error() {
+	local c out
+	c=$(coverage_mock) || return 1
+	# counters of a kernel whose objects were elsewhere: not this gcov/
+	echo /elsewhere/obj > "$c/gcov/objtree"
+	out=$(harness/runner/coverage.sh "$c/run" "$c/gcov" 2>&1) && { echo "    # succeeded"; return 1; }
+	[[ $out == *"holds counters of a kernel built in another place"* ]] ||
+		{ echo "$out" | tail -3 | sed 's/^/    # /'; return 1; }
+	# no counters at all: L1 was not asked, or had none to send
+	rm -rf "$c/run/gcov"
+	out=$(harness/runner/coverage.sh "$c/run" "$c/gcov" 2>&1) && { echo "    # succeeded"; return 1; }
+	[[ $out == *"no gcov counters in $c/run/gcov"* ]] ||
+		{ echo "$out" | tail -3 | sed 's/^/    # /'; return 1; }
 }
 
 echo "KTAP version 1"

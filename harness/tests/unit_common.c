@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* common/: spawning programs, splitting lines, capabilities. */
+/* common/: spawning programs, splitting lines, capabilities, base64. */
 #include "check.h"
+#include "common/base64.h"
 #include "common/caps.h"
 #include "common/ktap.h"
 #include "common/spawn.h"
@@ -125,4 +126,60 @@ void test_ktap_syntax_line_tells_kunit_from_other_kernel_messages(void)
 	CHECK(!ktap_syntax_line("1..x"));
 	CHECK(!ktap_syntax_line("okay"));
 	CHECK(!ktap_syntax_line(""));
+}
+
+void test_base64_matches_rfc4648_vectors(void)
+{
+	static const char *const vec[][2] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(vec); i++) {
+		struct sbuf enc = { 0 }, dec = { 0 };
+
+		base64_encode(&enc, vec[i][0], strlen(vec[i][0]));
+		CHECK_STR(enc.buf, vec[i][1]);
+		CHECK_INT(base64_decode(&dec, vec[i][1]), 0);
+		CHECK_STR(dec.buf, vec[i][0]);
+		sbuf_free(&enc);
+		sbuf_free(&dec);
+	}
+}
+
+void test_base64_round_trips_every_byte_at_every_length(void)
+{
+	unsigned char data[300];
+
+	/* every byte value, NUL and newline among them, at lengths of each remainder */
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 7 + 3);
+	for (size_t len = 0; len <= sizeof(data); len++) {
+		struct sbuf enc = { 0 }, dec = { 0 };
+
+		base64_encode(&enc, data, len);
+		CHECK_INT(enc.len, (len + 2) / 3 * 4);
+		CHECK(!strpbrk(enc.buf, "\t\n\\"));
+		CHECK_INT(base64_decode(&dec, enc.buf), 0);
+		CHECK_INT(dec.len, len);
+		CHECK(len == 0 || !memcmp(dec.buf, data, len));
+		sbuf_free(&enc);
+		sbuf_free(&dec);
+	}
+}
+
+void test_base64_refuses_what_is_not_base64(void)
+{
+	/* a cut record, a stray byte, padding inside, bits past the last byte */
+	static const char *const bad[] = {
+		"Zm9", "Zm9v!A==", "Zg==Zm9v", "Zm=v", "Z===", "Zh==", "Zm9=", "Zm9v\n",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct sbuf dec = { 0 };
+
+		if (base64_decode(&dec, bad[i]) == 0)
+			check_fail(__FILE__, __LINE__, "\"%s\" decoded to %zu bytes", bad[i], dec.len);
+		sbuf_free(&dec);
+	}
 }

@@ -44,6 +44,9 @@
 	X(test_spawn_of_a_missing_program_exits_127_saying_why)		\
 	X(test_spawn_stderr_to_a_file_in_a_group_of_its_own)		\
 	X(test_lines_are_split_across_reads_without_cr)		\
+	X(test_base64_matches_rfc4648_vectors)			\
+	X(test_base64_round_trips_every_byte_at_every_length)	\
+	X(test_base64_refuses_what_is_not_base64)		\
 	X(test_caps_keep_only_what_is_asked)				\
 	X(test_ktap_syntax_line_tells_kunit_from_other_kernel_messages) \
 	X(test_timed_out_test_leaves_no_process_behind)			\
@@ -63,6 +66,10 @@
 	X(test_l2path_thresholds_at_their_edges)			\
 	X(test_l2path_missing_counters_or_traffic_never_pass)		\
 	X(test_l2path_reads_ping_interrupts_and_status_text)		\
+	X(test_gcov_counters_travel_whole_from_l1_to_the_run_folder)	\
+	X(test_gcov_missing_counters_fail_the_suite_saying_why)	\
+	X(test_gcov_store_keeps_l1_paths_inside_the_run_folder)	\
+	X(test_gcov_counters_that_cannot_be_kept_are_the_runs_error)	\
 	X(test_interrupted_run_exits_128_plus_its_signal_and_says_so)
 
 #define DECLARE(name) void name(void);

@@ -94,6 +94,7 @@ struct run_result {
 	char *infra_error;	/* e.g. QEMU did not start, L1 hung at boot */
 	enum tl_result infra_result;
 	int session_exit;	/* tunlab run, tunlab shell: the status L1 sent; -1 none */
+	int gcov_sets;		/* boots whose gcov counters are in RUN/gcov/boot-N */
 };
 
 void run_init(struct run_result *r, const struct scenario *const *plan, int n);
