@@ -7,6 +7,9 @@
 # the same machine reuses it).
 #
 # usage: kernel/build.sh OUT_BZIMAGE
+#        kernel/build.sh --tree   only unpack and apply the series, leaving
+#                                 the patched tree in $KERNEL_BUILD_DIR/linux
+#                                 (kernel/kunit.sh builds UML from it)
 # env:   KERNEL_VERSION (Debian's source package: 6.1, the default, or 6.12),
 #        KERNEL_SRC_TAR, KERNEL_BUILD_DIR, TUNLAB_CACHE, KERNEL_JOBS,
 #        KERNEL_CCACHE (default $TUNLAB_CACHE/ccache; "off" compiles without),
@@ -18,10 +21,14 @@
 #        not the objects), KERNEL_GCOV_PROFILE (folders and objects of the
 #        tree to build with gcov profiling, e.g. "security/tunguard
 #        drivers/net/tun.o"; needs CONFIG_GCOV_KERNEL=y in the fragments;
-#        their .gcno files and sources are kept in gcov/ beside OUT_BZIMAGE)
+#        their .gcno files and sources are kept in gcov/ beside OUT_BZIMAGE),
+#        KERNEL_TREE_LOCKED=1 (the caller holds the tree's lock,
+#        $KERNEL_BUILD_DIR/.lock, already)
 set -euo pipefail
 
-out=${1:?usage: kernel/build.sh OUT_BZIMAGE}
+out=${1:?usage: kernel/build.sh OUT_BZIMAGE | --tree}
+tree_only=0
+[ "$out" != --tree ] || tree_only=1
 here=$(cd "$(dirname "$0")" && pwd)
 kver=${KERNEL_VERSION:-6.1}
 tar_path=${KERNEL_SRC_TAR:-/usr/src/linux-source-$kver.tar.xz}
@@ -108,7 +115,7 @@ install_result() {
 	[ ! -d "$cached/gcov" ] || cp -r "$cached/gcov" "$(dirname "$out")/gcov"
 }
 
-if [ -f "$cached/bzImage" ]; then
+if [ $tree_only = 0 ] && [ -f "$cached/bzImage" ]; then
 	say "up to date (cache $key, $(stat -c %s "$cached/bzImage") bytes)"
 	install_result
 	exit 0
@@ -120,10 +127,12 @@ obj=$(realpath -m "${KERNEL_OBJ_DIR:-$build_dir/obj}")
 mkdir -p "$build_dir"
 # One build at a time per tree: make -j runs the rules of the lab, L2 and
 # debug kernels side by side, and each re-applies the series to this tree.
-exec 9> "$build_dir/.lock"
-if ! flock -n 9; then
-	say "waiting for another build in $build_dir"
-	flock 9
+if [ "${KERNEL_TREE_LOCKED:-}" != 1 ]; then
+	exec 9> "$build_dir/.lock"
+	if ! flock -n 9; then
+		say "waiting for another build in $build_dir"
+		flock 9
+	fi
 fi
 
 # A pristine tree, kept between builds in a git repository of its own so a
@@ -180,6 +189,10 @@ apply_series() {
 	git -C "$src" clean -qfdx -e .tunlab-source
 }
 apply_series
+if [ $tree_only = 1 ]; then
+	say "tree ready: $src ($(git -C "$src" log --oneline pristine.. | wc -l) patches)"
+	exit 0
+fi
 
 # GCOV_PROFILE for what KERNEL_GCOV_PROFILE names (see above), on the
 # tree the series made; the next apply_series puts the Makefiles back.

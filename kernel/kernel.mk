@@ -64,3 +64,12 @@ $(KERNEL_DEBUG_BZIMAGE): FORCE
 $(KERNEL_L2_BZIMAGE): FORCE
 	@KERNEL_VERSION=6.1 KERNEL_BUILD_DIR=$(BUILD)/kernel-l2 KERNEL_PATCH_DIR=none \
 		KERNEL_CONFIGS="$(KERNEL_L2_FRAGMENTS)" kernel/build.sh $@
+
+# make kunit: tunguard's KUnit suites under User Mode Linux, built and run
+# by the tree's own kunit.py with the series' security/tunguard/.kunitconfig
+# (kernel/kunit.sh): the fast loop for the policy code, no lab kernel, no
+# QEMU. The same tree as the lab kernel's, UML objects of their own.
+.PHONY: kunit
+kunit:
+	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) \
+		KUNIT_BUILD_DIR=$(BUILD)/kunit$(KERNEL_SUFFIX) kernel/kunit.sh
