@@ -69,6 +69,10 @@ $(KERNEL_L2_BZIMAGE): FORCE
 # by the tree's own kunit.py with the series' security/tunguard/.kunitconfig
 # (kernel/kunit.sh): the fast loop for the policy code, no lab kernel, no
 # QEMU. The same tree as the lab kernel's, UML objects of their own.
+# Like the kernel targets it takes no machine-wide lock of its own: where
+# kernel builds share one, run `flock LOCKFILE make kunit`, or pass
+# KBUILD_LOCK=LOCKFILE for kunit.sh to take it (bounded by
+# KBUILD_LOCK_WAIT seconds), never both.
 .PHONY: kunit
 kunit:
 	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) \

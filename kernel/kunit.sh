@@ -10,8 +10,11 @@
 #        KUNIT_BUILD_DIR (UML objects: build/kunit, build/kunit-6.12),
 #        KERNEL_PATCH_DIR (the series; default kernel/patches/VERSION),
 #        KERNEL_JOBS, TUNLAB_CACHE, KERNEL_CCACHE (as kernel/build.sh),
-#        KBUILD_LOCK (taken around the build and run; default
-#        /tmp/tl/kbuild.lock when that file exists, empty: no lock)
+#        KBUILD_LOCK (a lock file taken around the build and run, for a
+#        machine whose kernel builds share one; default none, as
+#        kernel/build.sh takes none: a caller that runs `flock FILE make
+#        kunit` holds it already, and taking it again here would wait on
+#        itself), KBUILD_LOCK_WAIT (seconds to wait for it, default 3600)
 # exit:  0 every test passed; 1 a test failed, the build failed, or the
 #        tree or series is missing or broken
 set -euo pipefail
@@ -26,10 +29,8 @@ obj=$(realpath -m "${KUNIT_BUILD_DIR:-$top/build/kunit$suffix}")
 jobs=${KERNEL_JOBS:-$(nproc)}
 cache=${TUNLAB_CACHE:-/var/cache/tunlab}
 ccache_dir=${KERNEL_CCACHE:-$cache/ccache}
-if [ -z "${KBUILD_LOCK+set}" ] && [ -e /tmp/tl/kbuild.lock ]; then
-	KBUILD_LOCK=/tmp/tl/kbuild.lock
-fi
 lock=${KBUILD_LOCK:-}
+lock_wait=${KBUILD_LOCK_WAIT:-3600}
 
 say() { printf 'kunit: %s\n' "$*"; }
 die() { printf 'kunit: error: %s\n' "$*" >&2; exit 1; }
@@ -38,13 +39,18 @@ command -v python3 >/dev/null || die "python3 not found (kunit.py needs it: apt-
 patch_dir=${KERNEL_PATCH_DIR:-$here/patches/$kver}
 compgen -G "$patch_dir/*.patch" >/dev/null || die "no series for $kver: no patches in $patch_dir"
 
-# The shared build lock first, then the tree's (kernel/build.sh's order
-# when make runs under the shared lock), so two runs cannot deadlock.
+# The shared build lock (only when asked for) first, then the tree's
+# (kernel/build.sh's order when make runs under the shared lock), so two
+# runs cannot deadlock. A bounded wait: a lock this process's caller
+# already holds (KBUILD_LOCK set under `flock FILE make kunit`) ends in
+# an error, not a hang.
 if [ -n "$lock" ]; then
-	exec 8> "$lock"
+	[[ $lock_wait =~ ^[0-9]+$ ]] || die "KBUILD_LOCK_WAIT=$lock_wait is not a number of seconds"
+	exec 8> "$lock" || die "cannot open the build lock $lock"
 	if ! flock -n 8; then
-		say "waiting for $lock"
-		flock 8
+		say "waiting up to $lock_wait s for $lock"
+		flock -w "$lock_wait" 8 ||
+			die "$lock still held after $lock_wait s (by another build, or by this run's caller: under \`flock $lock ...\` leave KBUILD_LOCK unset)"
 	fi
 fi
 mkdir -p "$build_dir"
