@@ -63,8 +63,10 @@ DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static iproute2 \
 # make bench's naive stack: mkinitramfs builds its initramfs images
 DEPS_PACKAGES += initramfs-tools
 # kernel/check-series.sh: the tunguard series on Debian's 6.12 tree too,
-# and Sphinx for the guide the series adds
-DEPS_PACKAGES += linux-source-6.12 python3-sphinx
+# Sphinx for the guide the series adds, and ply and GitPython for
+# checkpatch's SPDX check (scripts/spdxcheck.py: without them it fails
+# on import and checkpatch takes every SPDX tag as valid)
+DEPS_PACKAGES += linux-source-6.12 python3-sphinx python3-ply python3-git
 # libvirt inside L1: its QEMU driver, embedded in the harness's launcher,
 # which builds domain XML with libxml2
 DEPS_PACKAGES += libvirt-daemon-driver-qemu libxml2-dev pkgconf
