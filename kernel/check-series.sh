@@ -10,8 +10,8 @@
 # usage: kernel/check-series.sh [--build] VERSION...   (e.g. 6.1 6.12)
 # env:   TUNLAB_CACHE (ccache store as kernel/build.sh), KERNEL_JOBS
 # Trees are unpacked under build/kernel-check/VERSION/ (outside git).
-# --build takes /tmp/tl/kbuild.lock around each build when that file
-# exists, as every kernel build on a shared machine must.
+# KBUILD_LOCK: a lock file --build takes around each build, for a machine
+# whose kernel builds take turns (default none).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,8 +27,8 @@ say() { printf 'check-series: %s\n' "$*"; }
 fail() { printf 'check-series: FAIL: %s\n' "$*"; failed=$((failed + 1)); }
 
 locked() {
-	if [ -e /tmp/tl/kbuild.lock ]; then
-		flock /tmp/tl/kbuild.lock "$@"
+	if [ -n "${KBUILD_LOCK:-}" ]; then
+		flock "$KBUILD_LOCK" "$@"
 	else
 		"$@"
 	fi

@@ -27,7 +27,9 @@
 #        when neither the suite nor the series changed since they passed),
 #        MUTANTS_TREE (a tree with the tag pristine to read the files from,
 #        default build/kernel/linux; else the source package is read),
-#        TUNLAB_CACHE, KERNEL_JOBS as kernel/build.sh
+#        TUNLAB_CACHE, KERNEL_JOBS as kernel/build.sh, KBUILD_LOCK (a lock
+#        file taken around each mutant's build, for a machine whose kernel
+#        builds take turns; default none)
 # Exit status: 0 every mutant caught or marked equivalent; 1 a mutant
 # survived that is not marked equivalent, or did not build, or its lab
 # could not run; 2 usage, or a list error (a mutant whose old text is not
@@ -167,9 +169,10 @@ run_lane() {
 	esac
 }
 
+# KBUILD_LOCK: builds take turns with the machine's other kernel builds
 locked() {
-	if [ -e /tmp/tl/kbuild.lock ]; then
-		flock /tmp/tl/kbuild.lock "$@"
+	if [ -n "${KBUILD_LOCK:-}" ]; then
+		flock "$KBUILD_LOCK" "$@"
 	else
 		"$@"
 	fi
