@@ -160,8 +160,10 @@ vmx_lane_checks_real_mode_per_setting() {
 		"bochs vmx unrestricted_guest=0 emulate_invalid_guest_state=0"] and
 		all(.suites[]; .result == "pass")' "$r/report.json" >/dev/null ||
 		{ echo "    # the four lanes' kvm-probes are not all there and passing in $r/report.json"; return 1; }
-	expect_in "$k" "ok 4 kvm-probes [bochs vmx unrestricted_guest=0]" &&
-		expect_in "$k" "ok 19 big real mode loop: ran natively" &&
+	# the suite's number moves with the KUnit suites ahead of it
+	grep -qE '^ok [0-9]+ kvm-probes \[bochs vmx unrestricted_guest=0\]$' "$k" ||
+		{ echo "    # $k does not pass kvm-probes [bochs vmx unrestricted_guest=0]"; return 1; }
+	expect_in "$k" "ok 19 big real mode loop: ran natively" &&
 		expect_in "$k" "ok 20 big real mode loop: every instruction emulated" &&
 		expect_in "$k" "ok 20 big real mode loop: each access beyond the vm86 limit emulated" &&
 		expect_in "$k" "ok 12 POPCNT in big real mode: KVM_EXIT_INTERNAL_ERROR, KVM_INTERNAL_ERROR_EMULATION" &&
