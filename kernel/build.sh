@@ -42,6 +42,9 @@ read -r -a fragments <<< "${KERNEL_CONFIGS:-$( { ls "$here"/config/*.config | LC
 patch_dir=${KERNEL_PATCH_DIR:-$here/patches/$kver}
 patches=()
 if [ "$patch_dir" != none ]; then
+	# git am runs in the tree: a folder given relative to the caller's
+	# directory must not be looked up from there
+	patch_dir=$(realpath -m "$patch_dir")
 	shopt -s nullglob
 	patches=("$patch_dir"/*.patch)
 	shopt -u nullglob
