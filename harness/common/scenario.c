@@ -1486,6 +1486,9 @@ static void directive_continues(struct parser *p, const struct token *t, int n)
 		diag(p, t[1].col, "continues: takes no argument");
 	else if (p->cur->index == 0)
 		diag(p, t[0].col, "continues: the first scenario of a file has nothing to continue");
+	else if (p->cur->continues)
+		/* a second copy of the context would double it down the chain */
+		diag(p, t[0].col, "continues: given twice in one scenario");
 	else
 		inherit_context(p->cur, &p->file->scenarios[p->cur->index - 1]);
 }
