@@ -150,6 +150,9 @@ if [ ! -d "$src/.git" ] || [ "$(cat "$src/.tunlab-source" 2>/dev/null)" != "$src
 	git -C "$src" init -q
 	git -C "$src" config user.name "tunlab"
 	git -C "$src" config user.email "tunlab@invalid"
+	# no background repack: an automatic `git gc` after a commit held
+	# the tree (and the build lock) for minutes on a cold machine
+	git -C "$src" config gc.auto 0
 	git -C "$src" add -A -f
 	git -C "$src" commit -q -m "Debian linux-source-$kver $src_version"
 	git -C "$src" tag -f pristine >/dev/null
