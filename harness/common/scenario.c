@@ -422,6 +422,9 @@ static bool one_of(const struct token *t, const char *const *words)
 
 static const char *const modes[] = { "enforce", "permissive", "off", NULL };
 
+/* TUNSETIFF flags a create or an attach may name */
+static const char *const tun_flags[] = { "multi_queue", "vnet_hdr", "napi", "napi_frags", NULL };
+
 /* create|attach tun|tap NAME [options] */
 static void check_create_attach(struct parser *p, enum scn_action act,
 				const struct token *a, int n, int end_col)
@@ -430,7 +433,7 @@ static void check_create_attach(struct parser *p, enum scn_action act,
 
 	check_type_and_name(p, scn_action_name(act), a, n, end_col);
 	for (int i = 2; i < n; i++) {
-		if (tok_is(&a[i], "multi_queue") || tok_is(&a[i], "vnet_hdr"))
+		if (one_of(&a[i], tun_flags))
 			continue;
 		if (act == SCN_CREATE && (tok_is(&a[i], "persist") || tok_is(&a[i], "excl")))
 			continue;
@@ -442,8 +445,8 @@ static void check_create_attach(struct parser *p, enum scn_action act,
 			need_id_value(p, &v, "group");
 		else
 			diag(p, a[i].col, act == SCN_CREATE
-			     ? "create: unknown option '%.*s': expected persist, owner=UID, group=GID, multi_queue, vnet_hdr, excl or keep=HANDLE"
-			     : "attach: unknown option '%.*s': expected multi_queue, vnet_hdr or keep=HANDLE",
+			     ? "create: unknown option '%.*s': expected persist, owner=UID, group=GID, multi_queue, vnet_hdr, napi, napi_frags, excl or keep=HANDLE"
+			     : "attach: unknown option '%.*s': expected multi_queue, vnet_hdr, napi, napi_frags or keep=HANDLE",
 			     (int)a[i].len, a[i].s);
 	}
 }

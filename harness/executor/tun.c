@@ -91,6 +91,8 @@ void tun_step(struct handles *hs, const struct scn_step *st, struct outcome *oc)
 	ifr.ifr_flags = (short)((tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI |
 		(scn_flag(st, "multi_queue") ? IFF_MULTI_QUEUE : 0) |
 		(scn_flag(st, "vnet_hdr") ? IFF_VNET_HDR : 0) |
+		(scn_flag(st, "napi") ? IFF_NAPI : 0) |
+		(scn_flag(st, "napi_frags") ? IFF_NAPI_FRAGS : 0) |
 		(scn_flag(st, "excl") ? IFF_TUN_EXCL : 0));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", st->argv[1]);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
