@@ -3,7 +3,8 @@
 # (RUN/gcov/boot-N/, tunlab.gcov=1) with the .gcno files and sources the
 # debug kernel's build kept (build/kernel-debug/gcov/, kernel/build.sh),
 # through Debian's lcov into RUN/coverage/: coverage.info (lcov's
-# tracefile, lines and branches), html/ (genhtml) and summary.txt (lines
+# tracefile, lines and branches, without KUnit's cases; coverage-all.info
+# with them), html/ (genhtml) and summary.txt (lines
 # and branches per file, then each TUN hook's call site and each
 # permission check of tun_set_iff() in tun.c, branch by branch, and
 # tunguard's hook functions).
@@ -114,33 +115,82 @@ awk -v src="$gcov/src" -v profile="$gcov/profile" '
 		print "SF:" path
 		next
 	}
-	{ print }' "$work/ours.info" > "$out/coverage.info"
+	{ print }' "$work/ours.info" > "$out/coverage-all.info"
+
+# KUnit's cases are compiled into the files they test, between
+# "#ifdef CONFIG_..._KUNIT_TEST" and its #endif (decision.c, policy.c):
+# they run at every boot and cover themselves, which says nothing of the
+# code under test. coverage.info, the summary and the HTML leave those
+# blocks out (their lines, branches and functions; the per-file totals
+# recounted); coverage-all.info keeps them.
+awk -v left="$work/left-out" '
+	function load(f,    line, n, depth, in_k, kd, s) {
+		nr = n = depth = in_k = 0
+		while ((getline line < f) > 0) {
+			n++
+			if (line ~ /^[ \t]*#[ \t]*if/) {
+				depth++
+				if (!in_k && line ~ /KUNIT/) { in_k = 1; kd = depth; s = n }
+			} else if (line ~ /^[ \t]*#[ \t]*endif/) {
+				if (in_k && depth == kd) { rs[++nr] = s; re[nr] = n; in_k = 0 }
+				depth--
+			}
+		}
+		close(f)
+	}
+	function kunit(l,    i) {
+		for (i = 1; i <= nr; i++)
+			if (l + 0 >= rs[i] && l + 0 <= re[i])
+				return 1
+		return 0
+	}
+	/^SF:/ { load(substr($0, 4)); lf = lh = bf = bh = fnf = fnh = 0; split("", gone); print; next }
+	/^FN:/ { split(substr($0, 4), a, ","); if (kunit(a[1])) { gone[a[2]] = 1; xf++; next }
+		 fnf++; print; next }
+	/^FNDA:/ { split(substr($0, 6), a, ","); if (a[2] in gone) next
+		   if (a[1] > 0) fnh++; print; next }
+	/^DA:/ { split(substr($0, 4), a, ","); if (kunit(a[1])) { xl++; next }
+		 lf++; if (a[2] > 0) lh++; print; next }
+	/^BRDA:/ { split(substr($0, 6), a, ","); if (kunit(a[1])) { xb++; next }
+		   bf++; if (a[4] != "-" && a[4] > 0) bh++; print; next }
+	/^(FNF|FNH|LF|LH|BRF|BRH):/ { next }
+	/^end_of_record/ {
+		printf "FNF:%d\nFNH:%d\nLF:%d\nLH:%d\nBRF:%d\nBRH:%d\n", fnf, fnh, lf, lh, bf, bh
+		print; next
+	}
+	{ print }
+	END { printf "%d lines, %d branches and %d functions\n", xl, xb, xf > left }
+' "$out/coverage-all.info" > "$out/coverage.info"
 
 title="tunlab $(basename "$(realpath "$run")")"
 lcov_quiet genhtml --branch-coverage --legend --title "$title" --prefix "$gcov/src" \
 	-o "$out/html" "$out/coverage.info"
 
 # summary.txt: per file, then the call sites and hooks, from the tracefile
+# (@1, coverage.info by default; "tunguard" as @2: only tunguard's total)
 summarize() {
-	awk -v src="$gcov/src/" '
+	awk -v src="$gcov/src/" -v only="${2:-}" '
 	function pct(h, f) { return f ? sprintf("%5.1f%%", 100 * h / f) : "    -" }
 	/^SF:/ { f = substr($0, 4); sub("^" src, "", f); files[++nf] = f }
 	/^DA:/ { split(substr($0, 4), a, ","); lf[f]++; if (a[2] > 0) lh[f]++ }
 	/^BRDA:/ { split(substr($0, 6), a, ","); bf[f]++; if (a[4] != "-" && a[4] > 0) bh[f]++ }
 	END {
-		printf "%-34s %-15s %7s %-17s %7s\n", "file", "lines hit/all", "", " branches hit/all", ""
+		if (!only)
+			printf "%-34s %-15s %7s %-17s %7s\n", "file", "lines hit/all", "", " branches hit/all", ""
 		for (i = 1; i <= nf; i++) {
 			f = files[i]
-			printf "%-34s %7d/%-7d %7s %8d/%-8d %7s\n", f, lh[f], lf[f], pct(lh[f], lf[f]),
-				bh[f], bf[f], pct(bh[f], bf[f])
+			if (!only)
+				printf "%-34s %7d/%-7d %7s %8d/%-8d %7s\n", f, lh[f], lf[f], pct(lh[f], lf[f]),
+					bh[f], bf[f], pct(bh[f], bf[f])
 			if (index(f, "security/tunguard/") == 1) {
 				tl += lf[f]; th += lh[f]; tbf += bf[f]; tbh += bh[f]
 			}
 		}
 		if (tl)
-			printf "%-34s %7d/%-7d %7s %8d/%-8d %7s\n", "security/tunguard (all files)",
+			printf "%-34s %7d/%-7d %7s %8d/%-8d %7s\n",
+				only ? "  with KUnit'"'"'s cases" : "security/tunguard (all files)",
 				th, tl, pct(th, tl), tbh, tbf, pct(tbh, tbf)
-	}' "$out/coverage.info"
+	}' "${1:-$out/coverage.info}"
 }
 
 # Branches of line @2 of file @1 (relative to gcov/src): "hit/all
@@ -218,6 +268,8 @@ tunguard_hooks() {
 	echo "(gcc's branches at -O2: a source condition may be several, or none)"
 	echo
 	summarize
+	summarize "$out/coverage-all.info" tunguard
+	echo "KUnit's cases (#ifdef ...KUNIT... blocks) left out above: $(cat "$work/left-out")"
 	echo
 	echo "tunguard's TUN hooks (security/tunguard/lsm.c)"
 	tunguard_hooks
@@ -235,4 +287,4 @@ tunguard_hooks() {
 } > "$out/summary.txt"
 
 cat "$out/summary.txt"
-say "report: $out/html/index.html, $out/coverage.info, $out/summary.txt"
+say "report: $out/html/index.html, $out/coverage.info, $out/summary.txt ($out/coverage-all.info with KUnit's cases)"
