@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1134,6 +1135,322 @@ static void test_stats_count_each_verdict(void)
 	       ca1 - ca0, cd1 - cd0, oa1 - oa0, od1 - od0);
 }
 
+/*
+ * A policy comes in one write() at offset 0 and a mode in one short write:
+ * a second write on the same descriptor, a pwrite() past 0, an empty or NUL
+ * carrying policy and an unknown or overlong mode are refused with EINVAL,
+ * and what was in force stays.
+ */
+static void test_policy_and_mode_writes_checked(void)
+{
+	static const char first[] = "default deny\n", second[] = "default allow\n";
+	char mode[32];
+	ssize_t n;
+	int fd;
+
+	LOAD_POLICY(first);
+	fd = open(TG_POLICY, O_WRONLY | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(%s): %s", TG_POLICY, strerror(errno));
+	n = write(fd, first, strlen(first));
+	EXPECT(n == (ssize_t)strlen(first), "first write(policy): %s",
+	       n < 0 ? strerror(errno) : "short");
+	n = write(fd, second, strlen(second));
+	EXPECT(n < 0 && errno == EINVAL,
+	       "a second write(policy) on one descriptor: %s, expected EINVAL",
+	       n < 0 ? errname(-errno) : "accepted");
+	n = pwrite(fd, second, strlen(second), 1);
+	EXPECT(n < 0 && errno == EINVAL, "pwrite(policy) at offset 1: %s, expected EINVAL",
+	       n < 0 ? errname(-errno) : "accepted");
+	close(fd);
+	EXPECT_ERR(write_once(TG_POLICY, "", 0), -EINVAL, "an empty write(policy)");
+	EXPECT_ERR(write_once(TG_POLICY, "default allow\n\0", 15), -EINVAL,
+		   "write(policy) of a text with a NUL byte");
+	expect_policy(first, "after the refused policy writes");
+
+	SET_MODE("permissive");
+	fd = open(TG_MODE, O_WRONLY | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(%s): %s", TG_MODE, strerror(errno));
+	n = pwrite(fd, "off", 3, 1);
+	EXPECT(n < 0 && errno == EINVAL, "pwrite(mode, off) at offset 1: %s, expected EINVAL",
+	       n < 0 ? errname(-errno) : "accepted");
+	n = write(fd, "enforce\n", 8);
+	EXPECT(n == 8, "write(mode, enforce\\n): %s", n < 0 ? strerror(errno) : "short");
+	n = write(fd, "off", 3);
+	EXPECT(n < 0 && errno == EINVAL,
+	       "a second write(mode) on one descriptor: %s, expected EINVAL",
+	       n < 0 ? errname(-errno) : "accepted");
+	close(fd);
+	EXPECT_ERR(mode_set("bogus"), -EINVAL, "write(mode, bogus)");
+	EXPECT_ERR(mode_set("permissive      \n"), -EINVAL, "a 17-byte write(mode)");
+	ASSERT(read_small(TG_MODE, mode, sizeof(mode)) > 0, "read(%s)", TG_MODE);
+	EXPECT(!strcmp(mode, "enforce\n"), "mode after the refused writes: %s", mode);
+}
+
+/*
+ * A read of decisions returns whole records: none fits (EINVAL, nothing
+ * consumed), the first fits but not the second (the first alone), the
+ * buffer is not writable (EFAULT, nothing consumed) or becomes unwritable
+ * inside the second record (the first, and the second left for the next
+ * read). The file position is the last record returned.
+ */
+static void test_decisions_read_edges(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long mark, seq1;
+	char buf[1024], line1[512], line2[512], *map, *nl, *at;
+	size_t len1, len2;
+	ssize_t n;
+	int fd;
+
+	LOAD_POLICY("default allow\n");
+	SET_MODE("enforce");
+	mark = decisions_mark();
+	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
+	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc1", 0);
+	fd = open(TG_DECISIONS, O_RDONLY | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(%s): %s", TG_DECISIONS, strerror(errno));
+	n = pread(fd, buf, sizeof(buf) - 1, mark);
+	ASSERT(n > 0, "pread(%s, %llu): %s", TG_DECISIONS, mark, n ? strerror(errno) : "EOF");
+	buf[n] = '\0';
+	nl = strchr(buf, '\n');
+	ASSERT(nl && strchr(nl + 1, '\n') == buf + n - 1,
+	       "two records expected after two creates, read:\n%s", buf);
+	len1 = nl + 1 - buf;
+	len2 = n - len1;
+	ASSERT(len1 < sizeof(line1) && len2 < sizeof(line2), "records too long");
+	memcpy(line1, buf, len1);
+	memcpy(line2, nl + 1, len2);
+	seq1 = strtoull(line1 + strlen("seq="), NULL, 10);
+
+	ASSERT(lseek(fd, mark, SEEK_SET) == (off_t)mark, "lseek(%llu): %s", mark,
+	       strerror(errno));
+	EXPECT(read(fd, buf, 0) == 0, "read() of 0 bytes: %s", strerror(errno));
+	n = read(fd, buf, len1 - 1);
+	EXPECT(n < 0 && errno == EINVAL,
+	       "read() of %zu bytes, one less than the next record: %zd (%s), expected EINVAL",
+	       len1 - 1, n, n < 0 ? errname(-errno) : "-");
+	EXPECT(lseek(fd, 0, SEEK_CUR) == (off_t)mark,
+	       "a read() too short for any record moved the position to %lld",
+	       (long long)lseek(fd, 0, SEEK_CUR));
+	n = read(fd, buf, len1 + len2 - 1);
+	EXPECT(n == (ssize_t)len1 && !memcmp(buf, line1, len1),
+	       "read() of one record and a part of the next: %zd bytes, expected %zu", n, len1);
+	EXPECT(lseek(fd, 0, SEEK_CUR) == (off_t)seq1, "position %lld after the first record, expected %llu",
+	       (long long)lseek(fd, 0, SEEK_CUR), seq1);
+
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT(map != MAP_FAILED, "mmap: %s", strerror(errno));
+	ASSERT(mprotect(map + page, page, PROT_NONE) == 0, "mprotect: %s", strerror(errno));
+	lseek(fd, mark, SEEK_SET);
+	n = read(fd, map + page, page);
+	EXPECT(n < 0 && errno == EFAULT, "read() into an unwritable page: %zd (%s), expected EFAULT",
+	       n, n < 0 ? errname(-errno) : "-");
+	EXPECT(lseek(fd, 0, SEEK_CUR) == (off_t)mark,
+	       "a read() that faulted moved the position to %lld",
+	       (long long)lseek(fd, 0, SEEK_CUR));
+	at = map + page - len1 - len2 / 2;
+	n = read(fd, at, len1 + len2);
+	EXPECT(n == (ssize_t)len1 && !memcmp(at, line1, len1),
+	       "read() whose buffer ends inside the second record: %zd (%s), expected the first record, %zu bytes",
+	       n, n < 0 ? errname(-errno) : "-", len1);
+	n = read(fd, buf, sizeof(buf));
+	EXPECT(n == (ssize_t)len2 && !memcmp(buf, line2, len2),
+	       "the read() after a fault in the second record: %zd bytes, expected that record (%zu)",
+	       n, len2);
+	munmap(map, 2 * page);
+	close(fd);
+}
+
+#define FAILSLAB	"/sys/kernel/debug/failslab"
+#define FAIL_NTH_MAX	5000
+
+/* An operation under test: 0 or -errno, and what its failures may leave. */
+struct fi_op {
+	const char *what;
+	int (*run)(void);
+	/* after a success: put things back for the next round */
+	void (*undo)(void);
+	/*
+	 * after a failure @err, with @decided telling whether a decision
+	 * record was written: NULL when all is as it must be, else why not
+	 */
+	const char *(*after_failure)(int err, bool decided);
+	/* some failure must be refused (it allocates what it cannot lack) */
+	bool must_refuse;
+};
+
+/*
+ * @op tried with its first, second, ... slab allocation failing
+ * (fail-nth), until it runs with none failing and succeeds. Each failure
+ * must be one @op refuses as after_failure() allows, or one it does
+ * without (it succeeds).
+ */
+static void fail_each_allocation(const struct fi_op *op)
+{
+	int nth, err, fd, failed = 0, ok = 0;
+	unsigned long long mark;
+	struct record rec;
+	const char *why;
+	char left[16];
+	bool decided;
+
+	fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(/proc/thread-self/fail-nth): %s", strerror(errno));
+	for (nth = 1; nth <= FAIL_NTH_MAX; nth++) {
+		mark = decisions_mark();
+		snprintf(left, sizeof(left), "%d", nth);
+		ASSERT(pwrite(fd, left, strlen(left), 0) > 0, "write(fail-nth, %d): %s", nth,
+		       strerror(errno));
+		err = op->run();
+		memset(left, 0, sizeof(left));
+		ASSERT(pread(fd, left, sizeof(left) - 1, 0) > 0, "read(fail-nth): %s",
+		       strerror(errno));
+		ASSERT(pwrite(fd, "0", 1, 0) == 1, "write(fail-nth, 0): %s", strerror(errno));
+		if (atoi(left) != 0) {
+			/* fewer than nth allocations: it ran with none failing */
+			EXPECT(err == 0, "%s with no allocation failing: %s", op->what, errname(err));
+			break;
+		}
+		if (err == 0) {
+			ok++;
+			op->undo();
+			continue;
+		}
+		failed++;
+		decided = decisions_since(mark, &rec, 1) > 0;
+		why = op->after_failure(err, decided);
+		EXPECT(!why, "%s with allocation %d failing: %s%s: %s", op->what, nth, errname(err),
+		       decided ? " (after the decision)" : "", why);
+	}
+	close(fd);
+	EXPECT(nth <= FAIL_NTH_MAX, "%s: still failing at allocation %d", op->what, nth);
+	diag("%s: %d allocations, %d failures refused it, %d it did without", op->what, nth - 1,
+	     failed, ok);
+	EXPECT(failed > 0 || !op->must_refuse, "%s: no failed allocation was ever refused",
+	       op->what);
+}
+
+static const char fi_old[] = "default allow\n";
+static const char fi_new[] = "deny open name=tgc1\nallow any uid=0-99 name=tgc*\ndefault allow\n";
+
+static int fi_policy_write(void)
+{
+	return policy_load(fi_new);
+}
+
+static void fi_policy_undo(void)
+{
+	LOAD_POLICY(fi_old);
+}
+
+/* A refused write is ENOMEM, decides nothing and leaves the old policy. */
+static const char *fi_policy_after(int err, bool decided)
+{
+	static char buf[4096];
+
+	if (err != -ENOMEM)
+		return "expected ENOMEM";
+	if (decided)
+		return "a decision was recorded";
+	if (read_small(TG_POLICY, buf, sizeof(buf)) <= 0 || strcmp(buf, fi_old))
+		return "the policy in force changed";
+	return NULL;
+}
+
+static int fi_tunfd = -1;
+
+static void fi_reopen(void)
+{
+	if (fi_tunfd >= 0)
+		close(fi_tunfd);
+	fi_tunfd = tun_open();
+}
+
+static int fi_create(void)
+{
+	return tun_ioctl(fi_tunfd, TUNSETIFF, "tgc0", IFF_TAP | IFF_NO_PI);
+}
+
+/*
+ * Before tunguard decides, the allocations are tun's own (the net_device,
+ * its queues): ENOMEM, and no record of a device that never was. After
+ * it, register_netdevice() reports the networking core's errno: ENOMEM,
+ * ENOBUFS (neighbour parameters), or EINVAL (device_add() when the
+ * device's name could not be allocated: dev_set_name()'s failure is not
+ * checked on the way). Either way no device is left.
+ */
+static const char *fi_create_after(int err, bool decided)
+{
+	fi_reopen();
+	if (dev_exists("tgc0"))
+		return "tgc0 exists";
+	if (!decided && err != -ENOMEM)
+		return "expected ENOMEM before the decision";
+	if (decided && err != -ENOMEM && err != -ENOBUFS && err != -EINVAL)
+		return "expected ENOMEM, ENOBUFS or EINVAL from register_netdevice()";
+	return NULL;
+}
+
+static int fi_attach(void)
+{
+	return tun_ioctl(fi_tunfd, TUNSETIFF, "tgc1", IFF_TAP | IFF_NO_PI);
+}
+
+/*
+ * The decision comes before the queue is set up: ENOMEM, tgc1 kept. (On
+ * 6.1 an attach does without both of its slab allocations: it succeeds.)
+ */
+static const char *fi_attach_after(int err, bool decided)
+{
+	(void)decided;
+	fi_reopen();
+	if (err != -ENOMEM)
+		return "expected ENOMEM";
+	if (!dev_exists("tgc1"))
+		return "tgc1 is gone";
+	return NULL;
+}
+
+/*
+ * A policy write, a create and an attach, each with every slab allocation
+ * it makes failing in turn: the errno says out of memory, the old policy
+ * stays in force, no record is left of a create refused before the
+ * decision, no device is half made or lost (and the debug kernel's
+ * kmemleak scan after the run catches what a failure leaks). Needs a
+ * kernel with FAILSLAB and fail-nth (the debug kernel); skipped elsewhere.
+ */
+static void test_allocation_failures_leave_no_trace(void)
+{
+	static const struct fi_op policy = {
+		"write(policy)", fi_policy_write, fi_policy_undo, fi_policy_after, true,
+	}, create = {
+		"ioctl(TUNSETIFF) creating tgc0", fi_create, fi_reopen, fi_create_after, true,
+	}, attach = {
+		"ioctl(TUNSETIFF) attaching to tgc1", fi_attach, fi_reopen, fi_attach_after, false,
+	};
+
+	if (access("/proc/thread-self/fail-nth", F_OK) || access(FAILSLAB, F_OK)) {
+		diag("no fail-nth or " FAILSLAB ": a kernel without CONFIG_FAILSLAB");
+		exit(KSFT_SKIP);
+	}
+	/* GFP_KERNEL allocations too, and no stack dump for each failure */
+	ASSERT_OK(write_once(FAILSLAB "/ignore-gfp-wait", "N", 1), "ignore-gfp-wait");
+	ASSERT_OK(write_once(FAILSLAB "/verbose", "0", 1), "failslab verbose");
+
+	LOAD_POLICY(fi_old);
+	SET_MODE("enforce");
+	fail_each_allocation(&policy);
+	expect_policy(fi_new, "after the write with no allocation failing");
+
+	fi_reopen();
+	fail_each_allocation(&create);
+	make_persistent("tgc1", IFF_TAP | IFF_NO_PI, -1, -1);
+	LOAD_POLICY(fi_old);
+	fi_reopen();
+	fail_each_allocation(&attach);
+	close(fi_tunfd);
+}
+
 #define TG_RING_SIZE	1024
 
 /* The sequence number of the first record a reader at @after gets, or 0. */
@@ -1521,10 +1838,16 @@ static void test_stress_replace_while_busy(void)
 /* The policy and mode in force before tgcheck started, restored after. */
 static char saved_policy[TG_POLICY_MAX + 1];
 static char saved_mode[32];
+/* failslab's settings, where there is failslab (the allocation test) */
+static char saved_gfp_wait[8], saved_verbose[8];
 
 static int save_state(void)
 {
-	ssize_t n = read_small(TG_POLICY, saved_policy, sizeof(saved_policy));
+	ssize_t n;
+
+	read_small(FAILSLAB "/ignore-gfp-wait", saved_gfp_wait, sizeof(saved_gfp_wait));
+	read_small(FAILSLAB "/verbose", saved_verbose, sizeof(saved_verbose));
+	n = read_small(TG_POLICY, saved_policy, sizeof(saved_policy));
 
 	if (n < 0)
 		return n;
@@ -1562,6 +1885,10 @@ static void teardown(void)
 			     strerror(-err));
 	}
 	closedir(d);
+	if (saved_gfp_wait[0])
+		write_once(FAILSLAB "/ignore-gfp-wait", saved_gfp_wait, strlen(saved_gfp_wait));
+	if (saved_verbose[0])
+		write_once(FAILSLAB "/verbose", saved_verbose, strlen(saved_verbose));
 	err = restore_state();
 	if (err)
 		diag("teardown: restoring policy and mode: %s", strerror(-err));
@@ -1591,6 +1918,10 @@ static const struct test tests[] = {
 	  test_dac_refusal_leaves_no_record, 30 },
 	{ "decisions_seek_and_stats", test_decisions_seek_and_stats, 30 },
 	{ "stats_count_each_verdict", test_stats_count_each_verdict, 30 },
+	{ "policy_and_mode_writes_checked", test_policy_and_mode_writes_checked, 30 },
+	{ "decisions_read_edges", test_decisions_read_edges, 30 },
+	{ "allocation_failures_leave_no_trace",
+	  test_allocation_failures_leave_no_trace, 600 },
 	{ "ring_lapped_reader_sees_the_gap",
 	  test_ring_lapped_reader_sees_the_gap, 120 },
 	{ "record_escapes_a_forged_comm", test_record_escapes_a_forged_comm, 30 },
