@@ -5,8 +5,10 @@
 # takes about ten times as long as on the default kernel, too long for
 # make test (README, "The debug lane"). L1 sends the gcov counters of
 # tunguard and tun.c at the end (tunlab.gcov=1), and tunguard's line
-# coverage from this run must reach COVERAGE_FLOOR percent (default 90):
-# fewer counters, or none, fail it. KTAP output, ends with "N passed, N
+# coverage from this run (KUnit's cases left out) must reach
+# COVERAGE_FLOOR percent (default 90): fewer counters, or none, fail it.
+# The run boots with bad tunguard.* parameters, which must be named on the
+# console and ignored. KTAP output, ends with "N passed, N
 # failed".
 # usage: harness/tests/debug-test.sh RUNNER DEBUG_BZIMAGE [RUNNER_ARGS...]
 set -uo pipefail
@@ -16,17 +18,19 @@ kernel=${2:?usage: debug-test.sh RUNNER DEBUG_BZIMAGE [ARGS...]}
 shift 2
 args=("$@")
 results=$(mktemp -d /tmp/tunlab-debugtest.XXXXXX)
-trap 'rm -rf "$results"' EXIT
+# a failure keeps the run's folder (consoles, report, counters) to read
+trap 'if [ $? = 0 ]; then rm -rf "$results"; else echo "# the run is kept in $results"; fi' EXIT
 floor=${COVERAGE_FLOOR:-90}
 tests=(debug_kernel_carries_every_checker tun_and_tunguard_run_clean_on_the_debug_kernel
-	tunguard_line_coverage_reaches_the_floor)
+	bad_boot_parameters_are_named_and_ignored tunguard_line_coverage_reaches_the_floor)
 
 say() { echo "    # $*"; }
 
 debug_kernel_carries_every_checker() {
 	local config=$(dirname "$kernel")/config opt missing=0
 	local opts="KASAN KASAN_VMALLOC KFENCE PROVE_LOCKING PROVE_RCU DEBUG_LIST
-		DEBUG_ATOMIC_SLEEP UBSAN DEBUG_KMEMLEAK GCOV_KERNEL"
+		DEBUG_ATOMIC_SLEEP UBSAN DEBUG_KMEMLEAK GCOV_KERNEL FAULT_INJECTION FAILSLAB
+		FAULT_INJECTION_DEBUG_FS"
 	# 6.12 has no UBSAN_SANITIZE_ALL: it instruments everything always
 	grep -q '^# Linux/x86 6\.1\.' "$config" && opts+=" UBSAN_SANITIZE_ALL"
 	for opt in $opts; do
@@ -40,7 +44,9 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 	# the TUN and tunguard scenarios; then kmemleak's scan
 	local r j status
 	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins
-	out=$("$runner" --results "$results" --kernel "$kernel" --append tunlab.gcov=1 "${args[@]}" \
+	# and tunguard's boot parameters with values it must refuse (below)
+	out=$("$runner" --results "$results" --kernel "$kernel" --append tunlab.gcov=1 \
+		--append tunguard.mode=bogus --append tunguard.audit_allow=maybe "${args[@]}" \
 		--ktap tgcheck --ktap tgstress:--policies,3000,--soak,30 \
 		host-scenarios/create host-scenarios/persist host-scenarios/multiqueue \
 		host-scenarios/fdpass/scm-rights.scn host-scenarios/netns \
@@ -57,6 +63,19 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 	jq -e '[.suites[] | select(.name == "kmemleak" and .result == "pass")] | length == 1' "$j" >/dev/null &&
 	jq -e '[.suites[] | select((.name == "tgcheck" or .name == "tgstress") and .result == "pass")] | length == 2' \
 		"$j" >/dev/null || { say "kmemleak, tgcheck or tgstress did not report passing"; return 1; }
+}
+
+# The run above booted with tunguard.mode=bogus and tunguard.audit_allow=maybe:
+# each is named on the console with the value kept, and tgcheck, which
+# needs the default mode in force, passed
+bad_boot_parameters_are_named_and_ignored() {
+	local r=$results/latest want missing=0
+	for want in "tunguard: unknown tunguard.mode=bogus, keeping enforce" \
+		"tunguard: unknown tunguard.audit_allow=maybe, keeping 0"; do
+		grep -qF "$want" "$r"/l1-console*.log 2>/dev/null ||
+			{ say "not on L1's console: '$want'"; missing=1; }
+	done
+	return $missing
 }
 
 tunguard_line_coverage_reaches_the_floor() {
