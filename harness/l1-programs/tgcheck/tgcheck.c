@@ -674,6 +674,10 @@ static void test_bad_policy_keeps_old(void)
 		  "line 1 (rule 1): no operation attach: use open or attach_queue" },
 		{ "deny open name=[^v]*\ndefault allow\n",
 		  "line 1 (rule 1): [^...] is not a negated class: write [!...]" },
+		{ "allow open,create,open\ndefault deny\n",
+		  "line 1 (rule 1): operation listed twice" },
+		{ "allow any uid=1 type=tap uid=2\ndefault deny\n",
+		  "line 1 (rule 1): field given twice" },
 	};
 	unsigned int i;
 	int kmsg, err;
@@ -1144,6 +1148,7 @@ static void test_stats_count_each_verdict(void)
 static void test_policy_and_mode_writes_checked(void)
 {
 	static const char first[] = "default deny\n", second[] = "default allow\n";
+	void *unreadable;
 	char mode[32];
 	ssize_t n;
 	int fd;
@@ -1179,6 +1184,16 @@ static void test_policy_and_mode_writes_checked(void)
 	EXPECT(n < 0 && errno == EINVAL,
 	       "a second write(mode) on one descriptor: %s, expected EINVAL",
 	       n < 0 ? errname(-errno) : "accepted");
+	close(fd);
+	/* a buffer the kernel cannot read: EFAULT, the mode kept */
+	fd = open(TG_MODE, O_WRONLY | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(%s): %s", TG_MODE, strerror(errno));
+	unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT(unreadable != MAP_FAILED, "mmap: %s", strerror(errno));
+	n = write(fd, unreadable, 3);
+	EXPECT(n < 0 && errno == EFAULT, "write(mode) from an unreadable page: %s, expected EFAULT",
+	       n < 0 ? errname(-errno) : "accepted");
+	munmap(unreadable, 4096);
 	close(fd);
 	EXPECT_ERR(mode_set("bogus"), -EINVAL, "write(mode, bogus)");
 	EXPECT_ERR(mode_set("permissive      \n"), -EINVAL, "a 17-byte write(mode)");
@@ -1237,6 +1252,16 @@ static void test_decisions_read_edges(void)
 	       "read() of one record and a part of the next: %zd bytes, expected %zu", n, len1);
 	EXPECT(lseek(fd, 0, SEEK_CUR) == (off_t)seq1, "position %lld after the first record, expected %llu",
 	       (long long)lseek(fd, 0, SEEK_CUR), seq1);
+
+	/* lseek: SEEK_CUR from where it is, no overflow, no SEEK_DATA */
+	EXPECT(lseek(fd, -1, SEEK_CUR) == (off_t)(seq1 - 1), "lseek(-1, SEEK_CUR) from %llu: %s",
+	       seq1, strerror(errno));
+	errno = 0;
+	EXPECT(lseek(fd, LLONG_MAX, SEEK_CUR) < 0 && errno == EINVAL,
+	       "lseek(LLONG_MAX, SEEK_CUR): %s, expected EINVAL", errno ? errname(-errno) : "taken");
+	errno = 0;
+	EXPECT(lseek(fd, 0, SEEK_DATA) < 0 && errno == EINVAL,
+	       "lseek(0, SEEK_DATA): %s, expected EINVAL", errno ? errname(-errno) : "taken");
 
 	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT(map != MAP_FAILED, "mmap: %s", strerror(errno));
