@@ -1052,6 +1052,19 @@ static void test_dac_refusal_leaves_no_record(void)
 		       (struct expect[]){ { "open", "allow", "default" } }, 1);
 }
 
+/* With every request allowed, root creates tgc0, then tgc1: the mark before their two records. */
+static unsigned long long two_create_records(void)
+{
+	unsigned long long mark;
+
+	LOAD_POLICY("default allow\n");
+	SET_MODE("enforce");
+	mark = decisions_mark();
+	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
+	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc1", 0);
+	return mark;
+}
+
 static void test_decisions_seek_and_stats(void)
 {
 	unsigned long long mark, second;
@@ -1059,11 +1072,7 @@ static void test_decisions_seek_and_stats(void)
 	char stats[512], *p;
 	int n;
 
-	LOAD_POLICY("default allow\n");
-	SET_MODE("enforce");
-	mark = decisions_mark();
-	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
-	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc1", 0);
+	mark = two_create_records();
 	n = decisions_since(mark, recs, 4);
 	ASSERT(n == 2, "%d records after two creates, expected 2", n);
 	EXPECT(recs[1].seq == recs[0].seq + 1, "sequence %llu then %llu",
@@ -1217,11 +1226,7 @@ static void test_decisions_read_edges(void)
 	ssize_t n;
 	int fd;
 
-	LOAD_POLICY("default allow\n");
-	SET_MODE("enforce");
-	mark = decisions_mark();
-	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc0", 0);
-	do_step("ioctl(TUNSETIFF) creating tap", 0, step_setiff_tap, "tgc1", 0);
+	mark = two_create_records();
 	fd = open(TG_DECISIONS, O_RDONLY | O_CLOEXEC);
 	ASSERT(fd >= 0, "open(%s): %s", TG_DECISIONS, strerror(errno));
 	n = pread(fd, buf, sizeof(buf) - 1, mark);
@@ -1287,6 +1292,7 @@ static void test_decisions_read_edges(void)
 }
 
 #define FAILSLAB	"/sys/kernel/debug/failslab"
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define FAIL_NTH_MAX	5000
 
 /* An operation under test: 0 or -errno, and what its failures may leave. */
@@ -1319,8 +1325,8 @@ static void fail_each_allocation(const struct fi_op *op)
 	char left[16];
 	bool decided;
 
-	fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-	ASSERT(fd >= 0, "open(/proc/thread-self/fail-nth): %s", strerror(errno));
+	fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(" FAIL_NTH "): %s", strerror(errno));
 	for (nth = 1; nth <= FAIL_NTH_MAX; nth++) {
 		mark = decisions_mark();
 		snprintf(left, sizeof(left), "%d", nth);
@@ -1454,7 +1460,7 @@ static void test_allocation_failures_leave_no_trace(void)
 		"ioctl(TUNSETIFF) attaching to tgc1", fi_attach, fi_reopen, fi_attach_after, false,
 	};
 
-	if (access("/proc/thread-self/fail-nth", F_OK) || access(FAILSLAB, F_OK)) {
+	if (access(FAIL_NTH, F_OK) || access(FAILSLAB, F_OK)) {
 		diag("no fail-nth or " FAILSLAB ": a kernel without CONFIG_FAILSLAB");
 		exit(KSFT_SKIP);
 	}
