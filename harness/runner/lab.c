@@ -525,12 +525,20 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 	double t0 = now_ms();
 	int nlanes = o->jobs > 1 ? o->jobs : 1;
 	int *lane_of = xcalloc((size_t)r->n + 1, sizeof(int));
-	int groups = plan_deal(s->scenarios, r->n, nlanes, lane_of);
+	int groups = plan_deal(s->scenarios, r->n, nlanes, NULL, lane_of);
 	struct lane *lanes;
 
 	/* no more L1s than groups: each lane's share is one group or more */
 	if (nlanes > groups && groups > 0)
 		nlanes = groups;
+	/* dealt again between those, the first starting with its KTAP programs */
+	if (nlanes > 1) {
+		long *head = xcalloc((size_t)nlanes, sizeof(long));
+
+		head[0] = o->ktap_ms;
+		plan_deal(s->scenarios, r->n, nlanes, head, lane_of);
+		free(head);
+	}
 	if (o->vmx_only)
 		nlanes = 0;
 	lanes = xcalloc((size_t)nlanes, sizeof(*lanes));

@@ -32,6 +32,9 @@ struct lab_opts {
 	bool show_console;
 	const char *cmdline_extra;	/* added to L1's kernel command line */
 	int jobs;		/* L1s side by side, each with its share of the plan */
+	/* what the first L1 runs besides scenarios (KUnit, KTAP programs), estimated:
+	 * its share is that much smaller (ms) */
+	long ktap_ms;
 	const char *run_dir;
 	/* the VMX lane's image (guest-image/vmx/ built), or NULL: no VMX lane */
 	const char *vmx_image;

@@ -43,6 +43,8 @@ struct opts {
 	const char *selinux;	/* tunlab.selinux=, from --selinux */
 	int shard_k, shard_n;	/* --shard K/N, or 0/0 */
 	int plan_size;		/* scenarios in the whole plan, before sharding */
+	/* the plan's KTAP programs and VMX lane, estimated (ms), as every shard sees them */
+	long ktap_ms, vmx_ms;
 	int *index_of;		/* where each scenario of the share stands in it */
 	struct lab_opts lab;
 };
@@ -88,7 +90,8 @@ static void usage(FILE *out)
 	      "                       (after tunguard unless --lsm says otherwise; the self-test:\n"
 	      "                       with 'permissive', every selinux-deny scenario fails)\n"
 	      "  --shard K/N          run the K-th of N shares of the plan, dealt the same way on\n"
-	      "                       every machine (shard 1 also runs KUnit and the KTAP programs)\n"
+	      "                       every machine (shard 1 also runs KUnit and the KTAP programs,\n"
+	      "                       the last shard the VMX lane)\n"
 	      "usage: tunlab merge [--results DIR] RUN_DIR...\n"
 	      "  join the runs of every shard of one plan into one run folder in DIR\n"
 	      "environment: ACCEL=tcg|kvm (default: automatic), QEMU, QBOOT\n\n"
@@ -272,21 +275,51 @@ static void parse_shard(const char *s, int *k, int *n)
 }
 
 /*
- * Keep the K-th of N shares of @p (plan_deal), and in @index_of where each
- * kept scenario stands in the whole plan.
+ * What shard 1 (and the first L1 of -j) runs besides scenarios, and the
+ * VMX lane the last shard runs, in milliseconds as a whole warm `make lab`
+ * as two shards of one vCPU each took them (2026-12-06): every KTAP
+ * program 22 s (tgcheck 10 s, tgstress 9 s, kvm-probes 3 s), fewer named
+ * with --ktap taken as 8 s each; the VMX lane's three Bochs boots 23 to
+ * 37 s.
  */
-static void take_shard(struct plan *p, int k, int n, int *index_of)
+#define KTAP_ALL_MS 22000L
+#define KTAP_EACH_MS 8000L
+#define VMX_LANE_MS 30000L
+
+static long ktap_estimate(const struct opts *o)
+{
+	long n = 1;
+
+	if (o->no_ktap)
+		return 0;
+	if (!o->ktap.len)
+		return KTAP_ALL_MS;
+	for (const char *c = o->ktap.buf; *c; c++)
+		n += *c == ';';
+	return n * KTAP_EACH_MS < KTAP_ALL_MS ? n * KTAP_EACH_MS : KTAP_ALL_MS;
+}
+
+/*
+ * Keep the K-th of N shares of @p (plan_deal: shard 1 starts with the
+ * KTAP programs, the last with the VMX lane), and in @o->index_of where
+ * each kept scenario stands in the whole plan.
+ */
+static void take_shard(const struct opts *o, struct plan *p)
 {
 	int *part_of = xcalloc((size_t)p->n + 1, sizeof(int)), kept = 0;
+	long *head = xcalloc((size_t)o->shard_n, sizeof(long));
 
-	plan_deal(p->scenarios, p->n, n, part_of);
+	head[0] = o->ktap_ms;
+	head[o->shard_n - 1] += o->vmx_ms;
+	plan_deal(p->scenarios, p->n, o->shard_n, head, part_of);
 	for (int i = 0; i < p->n; i++) {
-		if (part_of[i] != k - 1)
+		if (part_of[i] != o->shard_k - 1)
 			continue;
-		index_of[kept] = i;
+		o->index_of[kept] = i;
 		p->scenarios[kept++] = p->scenarios[i];
 	}
 	p->n = kept;
+	free(head);
 	free(part_of);
 }
 
@@ -380,15 +413,12 @@ static int take_option(struct opts *o, int c, const char *arg)
 /*
  * The VMX lane runs kvm-probes, which --ktap or --no-ktap may leave out:
  * then there is no VMX lane (and --vmx-only is an error, an exit status).
- * Shards after the first leave it out too.
+ * Shards before the last leave it out too.
  */
 static int choose_vmx(struct opts *o)
 {
 	int nargs;
 
-	/* like the KTAP programs: once per plan, in shard 1 */
-	if (o->shard_k > 1 && o->vmx && !o->lab.vmx_only)
-		o->vmx = false;
 	if (o->vmx && (o->no_ktap || (o->ktap.len && !proto_ktap_selects(o->ktap.buf, VMX_PROGRAM,
 									  NULL, 0, &nargs)))) {
 		if (o->lab.vmx_only) {
@@ -400,6 +430,10 @@ static int choose_vmx(struct opts *o)
 		       ", which --ktap or --no-ktap leaves out\n");
 		o->vmx = false;
 	}
+	/* like the KTAP programs, once per plan: in the last shard, which shard 1's share evens out */
+	o->vmx_ms = o->vmx && !o->lab.vmx_only ? VMX_LANE_MS : 0;
+	if (o->shard_k < o->shard_n && o->vmx && !o->lab.vmx_only)
+		o->vmx = false;
 	if (!o->vmx)
 		o->lab.vmx_image = NULL;
 	else if (!o->lab.vmx_image)
@@ -420,6 +454,8 @@ static void finish_options(struct opts *o)
 	if (o->lab.jobs > 1 && !o->cpus_set)
 		o->lab.cpus = 1;
 	/* KUnit and the KTAP programs once per plan, in shard 1, as unsharded */
+	o->ktap_ms = ktap_estimate(o);
+	o->lab.ktap_ms = o->shard_k > 1 ? 0 : o->ktap_ms;
 	if (o->shard_k > 1) {
 		sbuf_free(&o->ktap);
 		o->no_ktap = true;
@@ -474,7 +510,7 @@ static int load_plan(struct opts *o, char **paths, int npaths, struct plan *plan
 	for (int i = 0; i < plan->n; i++)
 		o->index_of[i] = i;
 	if (o->shard_n)
-		take_shard(plan, o->shard_k, o->shard_n, o->index_of);
+		take_shard(o, plan);
 	return -1;
 }
 
@@ -565,8 +601,10 @@ static int run(struct opts *o, const struct plan *plan)
 	o->lab.run_dir = run_dir;
 	o->lab.on_progress = write_reports;
 	o->lab.ctx = run_dir;
-	/* a later shard with no share has nothing to boot for */
-	if (plan->n || o->shard_k <= 1)
+	/* a later shard with no share boots no L1, only the VMX lane if it is the last */
+	if (!plan->n && o->shard_k > 1)
+		o->lab.vmx_only = true;
+	if (!o->lab.vmx_only || o->lab.vmx_image)
 		lab_run(&o->lab, plan, &r);
 	r.interrupted_by = lab_interrupted();
 
@@ -636,8 +674,8 @@ int main(int argc, char **argv)
 
 /*
  * Into @to: the L2 consoles of the shard run in @from as they are (their
- * numbers are plan positions already), and the VMX lane's logs (shard 1
- * alone runs it), its L1 consoles as shardN-l1-console*.log, N counting
+ * numbers are plan positions already), and the VMX lane's logs (the last
+ * shard alone runs it), its L1 consoles as shardN-l1-console*.log, N counting
  * the shards in the order given.
  */
 static void copy_logs(const char *from, int n, const char *to)

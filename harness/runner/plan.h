@@ -34,12 +34,23 @@ int plan_keep_tags(struct plan *p, char **tags, int ntags);
 int plan_check_continues(const struct plan *p);
 
 /*
- * Deal @n scenarios into @nparts shares, the same way on every machine:
- * whole groups (a scenario and those that continue it) round robin, so no
- * share splits a group. Sets part_of[i] in 0..nparts-1; returns the number
- * of groups. Both the L1s of one run (-j) and the shards of a plan
- * (--shard) are dealt this way.
+ * What running @sc is expected to take, in milliseconds of the lab's L1
+ * under TCG: a model of its steps (an L2's boot and its pings cost most)
+ * fitted to a whole run, for dealing shares of about equal length. An
+ * estimate, not a limit.
  */
-int plan_deal(const struct scenario *const *scenarios, int n, int nparts, int *part_of);
+long plan_cost(const struct scenario *sc);
+
+/*
+ * Deal @n scenarios into @nparts shares, the same way on every machine:
+ * whole groups (a scenario and those that continue it), each in plan order
+ * to the share whose estimated cost (plan_cost()) is least so far, the
+ * lowest-numbered on a tie. Share p starts at @head_ms[p], what it runs
+ * besides scenarios (NULL: nothing). Sets part_of[i] in 0..nparts-1;
+ * returns the number of groups. Both the L1s of one run (-j) and the
+ * shards of a plan (--shard) are dealt this way.
+ */
+int plan_deal(const struct scenario *const *scenarios, int n, int nparts, const long *head_ms,
+	      int *part_of);
 
 #endif

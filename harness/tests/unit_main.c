@@ -37,7 +37,9 @@
 	X(test_qemu_lane_is_its_accelerator_and_the_vendor_l1_saw)	\
 	X(test_reports_name_the_failing_step)				\
 	X(test_machine_reports_escape_what_they_quote)			\
+	X(test_scenario_cost_grows_with_what_its_steps_do)		\
 	X(test_shards_deal_whole_groups_the_same_way_every_time)	\
+	X(test_shards_balance_cost_not_counts)				\
 	X(test_merged_shards_write_the_reports_of_the_unsharded_run)	\
 	X(test_merge_names_what_is_missing_or_twice)			\
 	X(test_spawn_captures_stdout_stderr_and_status)			\

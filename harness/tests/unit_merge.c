@@ -11,32 +11,108 @@
 
 #include <stdlib.h>
 
+/* A scenario of @nquick quick steps, @boots L2 boots and @pings pings in one step. */
+static void make_scenario(struct scenario *sc, struct scn_step *st, int nquick, int boots, int pings,
+			  bool continues)
+{
+	static char *count[] = { "count=10" };
+	int n = 0;
+
+	for (int i = 0; i < nquick; i++)
+		st[n++] = (struct scn_step){ .action = SCN_CREATE };
+	for (int i = 0; i < boots; i++)
+		st[n++] = (struct scn_step){ .action = SCN_L2_BOOT };
+	if (pings)
+		st[n++] = (struct scn_step){ .action = SCN_L2_PING, .argc = pings == 10,
+					     .argv = count };
+	*sc = (struct scenario){ .nsteps = n, .steps = st, .continues = continues };
+}
+
+void test_scenario_cost_grows_with_what_its_steps_do(void)
+{
+	struct scenario sc;
+	struct scn_step st[8];
+	long quick, booted, ten, three;
+
+	make_scenario(&sc, st, 2, 0, 0, false);
+	quick = plan_cost(&sc);
+	make_scenario(&sc, st, 2, 1, 0, false);
+	booted = plan_cost(&sc);
+	CHECK(quick > 0 && quick < 1000);
+	CHECK(booted - quick >= 4000);
+	/* an L2 boot meant to fail is quick, */
+	st[2].expect = SCN_EXPECT_ERRNO;
+	CHECK(plan_cost(&sc) < booted - 3000);
+	/* pings count one by one, three without count= */
+	make_scenario(&sc, st, 2, 1, 10, false);
+	ten = plan_cost(&sc) - booted;
+	make_scenario(&sc, st, 2, 1, 3, false);
+	three = plan_cost(&sc) - booted;
+	CHECK(three > 0);
+	CHECK_INT(ten * 3, three * 10);
+}
+
 void test_shards_deal_whole_groups_the_same_way_every_time(void)
 {
-	/* 0, 1+2 (2 continues 1), 3, 4+5+6 */
+	/* 0, 1+2 (2 continues 1), 3, 4+5+6: all quick and alike */
 	static const bool continues[] = { false, false, true, false, false, true, true };
 	struct scenario sc[7];
+	struct scn_step st[7][1];
 	const struct scenario *plan[7];
 	int a[7], b[7];
 
 	for (int i = 0; i < 7; i++) {
-		sc[i] = (struct scenario){ .continues = continues[i] };
+		make_scenario(&sc[i], st[i], 1, 0, 0, continues[i]);
 		plan[i] = &sc[i];
 	}
-	CHECK_INT(plan_deal(plan, 7, 2, a), 4);
+	CHECK_INT(plan_deal(plan, 7, 2, NULL, a), 4);
+	/* each group to the share with less so far: 0 | 1+2 | 3 (0 has one, 1 two) | 4+5+6 */
 	CHECK_INT(a[0], 0);
 	CHECK_INT(a[1], 1);
 	CHECK_INT(a[2], 1);
 	CHECK_INT(a[3], 0);
-	CHECK_INT(a[4], 1);
-	CHECK_INT(a[5], 1);
-	CHECK_INT(a[6], 1);
-	plan_deal(plan, 7, 2, b);
+	CHECK_INT(a[4], 0);
+	CHECK_INT(a[5], 0);
+	CHECK_INT(a[6], 0);
+	plan_deal(plan, 7, 2, NULL, b);
 	CHECK(!memcmp(a, b, sizeof(a)));
 	/* more shares than groups: the last ones are empty */
-	CHECK_INT(plan_deal(plan, 7, 5, a), 4);
+	CHECK_INT(plan_deal(plan, 7, 5, NULL, a), 4);
 	for (int i = 0; i < 7; i++)
 		CHECK(a[i] < 4);
+}
+
+void test_shards_balance_cost_not_counts(void)
+{
+	/* one scenario with an L2 and ten pings, then eight quick ones */
+	struct scenario sc[9];
+	struct scn_step st[9][3];
+	const struct scenario *plan[9];
+	long head[2] = { 0, 0 };
+	int part[9], n0 = 0;
+
+	make_scenario(&sc[0], st[0], 1, 1, 10, false);
+	plan[0] = &sc[0];
+	for (int i = 1; i < 9; i++) {
+		make_scenario(&sc[i], st[i], 3, 0, 0, false);
+		plan[i] = &sc[i];
+	}
+	/* round robin would give the L2 four quick ones besides; cost gives it none */
+	CHECK_INT(plan_deal(plan, 9, 2, head, part), 9);
+	CHECK_INT(part[0], 0);
+	for (int i = 1; i < 9; i++)
+		n0 += part[i] == 0;
+	CHECK_INT(n0, 0);
+	/* share 0 starting with more than the whole plan (shard 1's KTAP programs) */
+	head[0] = 10 * plan_cost(plan[0]);
+	plan_deal(plan, 9, 2, head, part);
+	for (int i = 0; i < 9; i++)
+		CHECK_INT(part[i], 1);
+	/* the head start is only a start: a long enough plan reaches share 0 too */
+	head[0] = plan_cost(plan[0]) / 2;
+	plan_deal(plan, 9, 2, head, part);
+	CHECK_INT(part[0], 1);
+	CHECK_INT(part[1], 0);
 }
 
 static struct scn_step steps[3][2];
