@@ -11,6 +11,8 @@
 #   tgstress   the model-based fuzz and soak, with a fixed seed
 #   selinux    host-scenarios/selinux with SELinux enforcing (those that boot
 #              no L2 either)
+#   selftests  the series' own selftests (host-scenarios/kselftest/tunguard.scn,
+#              tools/testing/selftests/tunguard): last, as they take 40 s
 #
 # A mutant is caught (a lane failed, timed out or saw a kernel report; the
 # tests that failed are named), survived (every lane passed), build-failed
@@ -126,12 +128,13 @@ fi
 no_l2() { for f in "$@"; do grep -q '^[^#]*l2 boot' "$f" || echo "$f"; done; }
 read -r -a scenario_files <<< "$(no_l2 host-scenarios/{tunguard,persist,create,multiqueue,fdpass,netns}/*.scn | tr '\n' ' ')"
 read -r -a selinux_files <<< "$(no_l2 host-scenarios/selinux/*.scn | tr '\n' ' ')"
-lane_names=(scenarios tgstress selinux)
+lane_names=(scenarios tgstress selinux selftests)
 lane_args() {
 	case $1 in
 	scenarios) echo "--ktap tgcheck --fail-fast ${scenario_files[*]}" ;;
 	tgstress) echo "--no-scenarios --ktap tgstress:--seed,$seed" ;;
 	selinux) echo "--selinux enforcing --no-ktap ${selinux_files[*]}" ;;
+	selftests) echo "--no-ktap host-scenarios/kselftest/tunguard.scn" ;;
 	esac
 }
 initrd=${MUTANTS_INITRD:-build/images/l1.cpio}
