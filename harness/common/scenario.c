@@ -135,6 +135,13 @@ const char *scn_arg(const struct scn_step *st, const char *key)
 	return NULL;
 }
 
+int scn_ping_count(const struct scn_step *st)
+{
+	const char *count = scn_arg(st, "count");
+
+	return count ? atoi(count) : SCN_PING_DEFAULT_COUNT;
+}
+
 bool scn_flag(const struct scn_step *st, const char *word)
 {
 	for (int i = 0; i < st->argc; i++)

@@ -182,6 +182,8 @@ bool scn_has_tag(const struct scenario *s, const char *tag);
 
 /* Value of "key=value" among @argv, or NULL. */
 const char *scn_arg(const struct scn_step *st, const char *key);
+/* l2 ping: its count=, or SCN_PING_DEFAULT_COUNT */
+int scn_ping_count(const struct scn_step *st);
 bool scn_flag(const struct scn_step *st, const char *word);
 
 #endif

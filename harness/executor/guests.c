@@ -756,8 +756,7 @@ static void judge_path(const struct scn_step *st, const struct guest *guest, boo
 void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *oc)
 {
 	struct guest *guest = guest_find(x, st->argv[0]);
-	const char *count = scn_arg(st, "count");
-	int cnt = count ? atoi(count) : SCN_PING_DEFAULT_COUNT;
+	int cnt = scn_ping_count(st);
 	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0;
 	struct ping_counters before = { 0 }, after = { 0 };
 	unsigned int sr[2] = { 0, 0 };

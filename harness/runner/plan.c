@@ -206,14 +206,6 @@ int plan_check_continues(const struct plan *p)
 #define COST_PROBE_MS 400
 #define COST_RUN_MS 1500
 
-static long ping_count(const struct scn_step *st)
-{
-	for (int i = 0; i < st->argc; i++)
-		if (!strncmp(st->argv[i], "count=", 6))
-			return strtol(st->argv[i] + 6, NULL, 10);
-	return SCN_PING_DEFAULT_COUNT;
-}
-
 long plan_cost(const struct scenario *sc)
 {
 	long ms = COST_SCENARIO_MS;
@@ -226,7 +218,7 @@ long plan_cost(const struct scenario *sc)
 			ms += st->expect == SCN_EXPECT_OK ? COST_L2_BOOT_MS : COST_L2_BOOT_REFUSED_MS;
 			break;
 		case SCN_L2_PING:
-			ms += ping_count(st) * COST_PING_MS;
+			ms += (long)scn_ping_count(st) * COST_PING_MS;
 			break;
 		case SCN_PROBE:
 			ms += COST_PROBE_MS;
