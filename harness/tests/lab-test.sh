@@ -17,7 +17,7 @@ tests=(check_accepts_the_suite bad_scenario_stops_before_boot default_suite_pass
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
 [ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations
 	vmx_lane_checks_real_mode_per_setting vmx_l1_hang_is_killed_at_its_timeout
-	vmx_l1_panic_is_a_crash)
+	vmx_l1_panic_is_a_crash empty_last_shard_runs_only_the_vmx_lane)
 tests+=(changed_eventfd_path_fails_naming_the_evidence)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 tests+=(report_ktap_is_valid_to_kunit_py libvirt_refusals_quote_libvirt_and_the_step)
@@ -184,6 +184,21 @@ vmx_l1_panic_is_a_crash() {
 	run 125 --vmx-only --append rdinit=/bin/true &&
 		expect_in "$results/latest/summary.txt" "Kernel panic - not syncing: Attempted to kill init" &&
 		expect_in "$results/latest/summary.txt" "panic on L1 (bochs vmx unrestricted_guest=1) console"
+}
+
+empty_last_shard_runs_only_the_vmx_lane() {
+	# a plan smaller than the shard count: the last shard's share is
+	# empty, but the VMX lane is dealt to it, not to shard 1; it runs that
+	# lane alone, under Bochs, and boots no L1 under QEMU for nothing
+	run 0 --shard 2/2 --vmx host-scenarios/create/flags.scn || return 1
+	local r=$results/latest extra
+	jq -e '.run.shard == "2/2" and (.scenarios | length) == 0 and
+		[.suites[] | .lane] == ["bochs vmx unrestricted_guest=1", "bochs vmx unrestricted_guest=0",
+		"bochs vmx unrestricted_guest=0 emulate_invalid_guest_state=0"] and
+		all(.suites[]; .name == "kvm-probes" and .result == "pass")' "$r/report.json" >/dev/null ||
+		{ echo "    # shard 2/2 did not run the VMX lane alone, passing, in $r/report.json"; return 1; }
+	extra=$(cd "$r" && ls l1-*console*.log 2>/dev/null | grep -v '^l1-vmx-')
+	[ -z "$extra" ] || { echo "    # shard 2/2 booted an L1 under QEMU: $extra"; return 1; }
 }
 
 deny_scenarios_fail_with_tunguard_off() {
