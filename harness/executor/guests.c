@@ -757,7 +757,8 @@ void act_l2_ping(struct exec_ctx *x, const struct scn_step *st, struct outcome *
 {
 	struct guest *guest = guest_find(x, st->argv[0]);
 	int cnt = scn_ping_count(st);
-	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0;
+	/* as for an L2 to be ready: a slow lab's L2 answers N times later */
+	double deadline = now_ms() + (cnt * 2 + 10) * 1000.0 * lab_slowness();
 	struct ping_counters before = { 0 }, after = { 0 };
 	unsigned int sr[2] = { 0, 0 };
 	struct sbuf out = { 0 };
