@@ -39,6 +39,10 @@ struct lab_opts {
 	/* the VMX lane's image (guest-image/vmx/ built), or NULL: no VMX lane */
 	const char *vmx_image;
 	bool vmx_only;		/* the VMX lane alone: no L1 under QEMU */
+	/* the plan's tunlab.ktap= for the VMX lane's boots, where it differs
+	 * from cmdline_extra's: a later shard runs no KTAP program under QEMU,
+	 * but its VMX lane runs the plan's kvm-probes; NULL: cmdline_extra's */
+	const char *vmx_ktap;
 	/* called after each scenario ends, e.g. to rewrite the reports */
 	void (*on_progress)(const struct run_result *r, void *ctx);
 	void *ctx;

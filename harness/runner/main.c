@@ -457,6 +457,9 @@ static void finish_options(struct opts *o)
 	o->ktap_ms = ktap_estimate(o);
 	o->lab.ktap_ms = o->shard_k > 1 ? 0 : o->ktap_ms;
 	if (o->shard_k > 1) {
+		/* but the VMX lane, in the last shard, runs the plan's kvm-probes */
+		if (o->vmx)
+			o->lab.vmx_ktap = xstrdup(o->ktap.len ? o->ktap.buf : VMX_PROGRAM);
 		sbuf_free(&o->ktap);
 		o->no_ktap = true;
 		append_word(&o->append, " ", "tunlab.kunit=0");
@@ -667,6 +670,7 @@ int main(int argc, char **argv)
 	}
 	sbuf_free(&o.append);
 	sbuf_free(&o.ktap);
+	free((char *)o.lab.vmx_ktap);
 	free(o.tags);
 	free(o.index_of);
 	return code;

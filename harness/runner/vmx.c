@@ -49,9 +49,14 @@ static char *vmx_lane_name(int n)
  */
 static char *vmx_cmdline(const struct lab_opts *o, int n)
 {
-	return xasprintf(L1_CMDLINE " tunlab.results=/dev/ttyS1 tunlab.kunit=0 clearcpuid=ht%s%s %s",
-			 o->cmdline_extra && *o->cmdline_extra ? " " : "",
-			 o->cmdline_extra ? o->cmdline_extra : "", vmx_settings[n].cmdline);
+	/* the last tunlab.ktap= is the one L1 reads */
+	char *ktap = o->vmx_ktap ? xasprintf(" tunlab.ktap=%s", o->vmx_ktap) : xstrdup("");
+	char *line = xasprintf(L1_CMDLINE " tunlab.results=/dev/ttyS1 tunlab.kunit=0 clearcpuid=ht%s%s %s%s",
+			       o->cmdline_extra && *o->cmdline_extra ? " " : "",
+			       o->cmdline_extra ? o->cmdline_extra : "", vmx_settings[n].cmdline, ktap);
+
+	free(ktap);
+	return line;
 }
 
 /* This boot's CD and FIFOs, its console log, Bochs started; NULL, or why not. */
