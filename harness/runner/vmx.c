@@ -181,6 +181,9 @@ static bool vmx_boot(const struct lab_opts *o, struct run_result *r, struct lane
 	pthread_mutex_lock(&lab_lock);
 	boot_flush(&b);
 	reason = end == BOOT_SETUP ? xstrdup(why) : vmx_judge(&b, bx.log, end, status, why, &res);
+	/* a boot that ran no probes tested nothing: not a pass */
+	if (!reason && run_suite(r, VMX_PROGRAM, b.lane_name)->status == -1)
+		reason = xstrdup("powered off without running " VMX_PROGRAM " to its end");
 	if (reason) {
 		char *full = xasprintf("L1 (%s): %s", b.lane_name, reason);
 
