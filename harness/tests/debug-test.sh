@@ -41,7 +41,9 @@ debug_kernel_carries_every_checker() {
 
 tun_and_tunguard_run_clean_on_the_debug_kernel() {
 	# tgcheck, a shorter tgstress than make kernel-fuzz and make soak run,
-	# the TUN and tunguard scenarios; then kmemleak's scan
+	# the TUN and tunguard scenarios, the kernel's tun.c selftest and the
+	# series' tunguard selftests (built from this kernel's tree); then
+	# kmemleak's scan
 	local r j status
 	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins
 	# and tunguard's boot parameters with values it must refuse (below)
@@ -51,7 +53,8 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 		host-scenarios/create host-scenarios/persist host-scenarios/multiqueue \
 		host-scenarios/fdpass/scm-rights.scn host-scenarios/netns \
 		host-scenarios/tunguard/create.scn host-scenarios/tunguard/persist.scn \
-		host-scenarios/tunguard/queues.scn host-scenarios/tunguard/replace.scn 2>&1); status=$?
+		host-scenarios/tunguard/queues.scn host-scenarios/tunguard/replace.scn \
+		host-scenarios/kselftest/tun.scn host-scenarios/kselftest/tunguard.scn 2>&1); status=$?
 	r=$results/latest j=$r/report.json
 	echo "$out" | grep -E '^\[ktap\]|scenarios: ' | sed 's/^/    # /'
 	# what tgstress got through on the debug kernel: policies, records checked
