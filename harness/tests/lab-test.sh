@@ -8,7 +8,9 @@ set -uo pipefail
 runner=${1:?usage: lab-test.sh RUNNER [TEST...]}
 shift
 results=$(mktemp -d /tmp/tunlab-labtest.XXXXXX)
-trap 'rm -rf "$results"' EXIT
+# a failed test leaves its run folders for the reader; a clean pass leaves nothing
+keep=0
+trap '[ "$keep" = 1 ] && echo "# run folders kept in $results" || rm -rf "$results"' EXIT
 # the KUnit suites the lab kernel runs at boot (CONFIG_SECURITY_TUNGUARD_KUNIT_TEST
 # in kernel/config/tunguard.config), each reported by L1 as kunit:NAME
 KUNIT_SUITES="tunguard_policy tunguard_record tunguard_ring"
@@ -32,7 +34,11 @@ run() { # run EXPECTED_STATUS ARGS...: the runner's status must match
 	local want=$1; shift
 	out=$("$runner" --results "$results" "$@" 2>&1); status=$?
 	if [ "$status" != "$want" ]; then
-		echo "$out" | tail -25 | sed 's/^/    # /'
+		keep=1
+		# what did not pass, with its steps, then how the run ended
+		echo "$out" | awk '/^[a-z]+ +[0-9.]+s  /{ show = $1 != "pass" && $1 != "skip" }
+			/^$/{ show = 0 } show' | head -60 | sed 's/^/    # /'
+		echo "$out" | tail -4 | sed 's/^/    # /'
 		echo "    # tunlab $*: exit status $status, expected $want"
 		return 1
 	fi
@@ -434,4 +440,4 @@ tunlab_run_streams_and_returns_the_status() {
 echo "KTAP version 1"
 clear_latest() { rm -f "$results/latest"; }
 . "$(dirname "$0")/tap.sh"
-tap_run_tests clear_latest
+tap_run_tests clear_latest || { keep=1; exit 1; }
