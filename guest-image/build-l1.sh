@@ -36,6 +36,9 @@ done
 copy_file "${TUNLAB_SELINUX_POLICY:-$here/../build/selinux/policy.33}" /etc/selinux/tunlab/policy.33
 # the kernel's own selftests, run by the scenarios in host-scenarios/kselftest
 install_kselftests "${TUNLAB_KSELFTEST:-$here/../build/kselftest}"
+# the check that cutting them short leaves nothing behind
+# (host-scenarios/kselftest/tunguard-cut-short.scn)
+install -D -m 0755 "$here/l1/kselftest-cut-short" "$root/usr/lib/tunlab/checks/kselftest-cut-short"
 # the profile and policies of the interactive shell (make shell)
 install_shell_tools
 install -m 0755 "$here/l1/init" "$root/init"

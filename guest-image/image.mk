@@ -19,7 +19,8 @@ IMAGE_L1_SHELL := guest-image/l1-shell.sh guest-image/l1/shell/profile \
 # the kernel's selftests (kernel/selftests.mk), wherever BUILD puts them
 $(IMAGE_L1): export TUNLAB_KSELFTEST := $(abspath $(KSELFTEST_DIR))
 
-$(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init $(IMAGE_COMMON) $(IMAGE_L1_SHELL) \
+$(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init guest-image/l1/kselftest-cut-short \
+		$(IMAGE_COMMON) $(IMAGE_L1_SHELL) \
 		guest-image/l1-kselftest.sh $(KSELFTEST_STAMP) \
 		$(IMAGE_L2) $(KERNEL_L2_BZIMAGE) $(HARNESS_L1_BINS) \
 		/usr/bin/qemu-system-x86_64 /usr/sbin/ip
