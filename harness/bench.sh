@@ -41,6 +41,10 @@ mkdir -p "$out/runs"
 : > "$data"
 
 say() { printf 'bench: %s\n' "$*"; }
+# broken WHAT: a figure that could not be measured; said now, the others
+# still measured, and the bench's exit status 1 at the end
+failures=()
+broken() { say "error: $*"; failures+=("$*"); }
 # record ITEM STACK VALUE: one measured figure
 record() { [ -n "$3" ] && printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$data"; }
 since() { echo "$(date +%s.%N) - $1" | bc; }
@@ -103,6 +107,36 @@ for stack in lean naive; do
 	record tunguard_1000_per_s "$stack" "$(grep 'bench: enforce, 1000 named rules' "$ktap" | grep -o 'create+close *[0-9]*' | awk '{print $2}')"
 done
 
+# edit_one_line DIR: prefix the message of one pr_info() that a patch of
+# DIR adds with "bench: ", the last such line that no later patch carries
+# as context or removes; sets edited to the patch's name. 1 if none.
+edit_one_line() {
+	local patches=("$1"/*.patch) i j line later
+	for ((i = ${#patches[@]} - 1; i >= 0; i--)); do
+		while IFS= read -r line; do
+			later=
+			for ((j = i + 1; j < ${#patches[@]}; j++)); do
+				if grep -qxF -e " ${line#+}" -e "-${line#+}" "${patches[j]}"; then
+					later=1
+					break
+				fi
+			done
+			[ -z "$later" ] || continue
+			# the line through the environment: awk -v would read its \n
+			L=$line awk '!done && $0 == ENVIRON["L"] { sub(/pr_info\("/, "pr_info(\"bench: "); done = 1 } 1' \
+				"${patches[i]}" > "${patches[i]}.new" || return 1
+			if cmp -s "${patches[i]}" "${patches[i]}.new"; then
+				rm -f "${patches[i]}.new"
+				continue
+			fi
+			mv "${patches[i]}.new" "${patches[i]}"
+			edited=$(basename "${patches[i]}")
+			return 0
+		done < <(grep '^+.*pr_info("' "${patches[i]}")
+	done
+	return 1
+}
+
 # Kernel rebuilds: lean is kernel/build.sh, naive is make as a user without
 # the cache would run it. They share build/kernel with every other build:
 # run make bench alone, or under the same lock as the other builds.
@@ -118,16 +152,23 @@ kernel_figures() {
 	t0=$(date +%s.%N)
 	make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage \
 		> "$out/runs/kernel-nochange-naive.txt" 2>&1 && record kernel_nochange naive "$(since "$t0")"
-	# one line of tunguard changed, in a copy of the series
+	# one line of tunguard changed, in a copy of the series: a pr_info()
+	# the series adds and no later patch carries as context, or the
+	# series would no longer apply
 	mkdir -p "$edit"
 	cp kernel/patches/6.1/*.patch "$edit/"
-	sed -i '0,/^+.*pr_info("/s/pr_info("/pr_info("bench: /' \
-		"$(grep -l '^+.*pr_info("' "$edit"/*.patch | head -1)"
-	t0=$(date +%s.%N)
-	KERNEL_PATCH_DIR=$edit TUNLAB_CACHE=$out/cache \
-		KERNEL_CCACHE=${KERNEL_CCACHE:-${TUNLAB_CACHE:-/var/cache/tunlab}/ccache} \
-		kernel/build.sh "$out/bzImage" > "$out/runs/kernel-edit-lean.txt" 2>&1 &&
-		record kernel_edit lean "$(since "$t0")"
+	if ! edit_one_line "$edit"; then
+		broken "kernel_edit: no pr_info() line of the series that no later patch carries as context"
+	else
+		t0=$(date +%s.%N)
+		if KERNEL_PATCH_DIR=$edit TUNLAB_CACHE=$out/cache \
+			KERNEL_CCACHE=${KERNEL_CCACHE:-${TUNLAB_CACHE:-/var/cache/tunlab}/ccache} \
+			kernel/build.sh "$out/bzImage" > "$out/runs/kernel-edit-lean.txt" 2>&1; then
+			record kernel_edit lean "$(since "$t0")"
+		else
+			broken "kernel_edit: the series with $edited did not build: $(tail -1 "$out/runs/kernel-edit-lean.txt") ($out/runs/kernel-edit-lean.txt)"
+		fi
+	fi
 	if [ -n "${BENCH_KERNEL_CLEAN:-}" ]; then
 		# lean from clean: a fresh tree, the ccache store as CI would keep it;
 		# naive: the same tree compiled without ccache, then the old edit
@@ -188,3 +229,7 @@ jq -Rn --arg id "$id" --arg cpus "$(nproc)" --argjson rounds "$rounds" '
 } > "$out/bench.txt"
 cat "$out/bench.txt"
 echo "bench: $out/bench.json"
+if [ ${#failures[@]} -gt 0 ]; then
+	printf 'bench: not measured: %s\n' "${failures[@]}"
+	exit 1
+fi
