@@ -145,7 +145,7 @@ kernel-test:
 	@harness/tests/kernel-test.sh
 
 lab-test: build
-	@harness/tests/lab-test.sh $(HARNESS_RUNNER)
+	@KERNEL_GCOV=$(KERNEL_GCOV) harness/tests/lab-test.sh $(HARNESS_RUNNER)
 
 # faults injected into real runs (harness/tests/fault-test.sh; as root: it
 # mounts small tmpfs folders for the results)
@@ -209,17 +209,19 @@ kernel-fuzz: deps
 	@$(DEBUG_RUN) --timeout 86400 --ktap tgstress:--policies,$(POLICIES),--soak,0
 
 # --- kernel coverage -------------------------------------------------------------
-# make coverage: make lab DEBUG=1 with L1 sending the gcov counters of
-# what the debug kernel profiles (KERNEL_GCOV_PROFILE: tunguard, tun.c)
-# once the suite has run (tunlab.gcov=1), then lcov's report of them in
-# results/latest/coverage/ (harness/runner/coverage.sh). The report is
-# made whatever the suite's result; the status is the suite's, or the
-# report's when the suite passed.
+# make coverage: make lab with L1 sending the gcov counters of what the
+# kernel profiles (KERNEL_GCOV_PROFILE: tunguard, tun.c) once the suite
+# has run (tunlab.gcov=1), then lcov's report of them in
+# results/latest/coverage/ (harness/runner/coverage.sh). The lab kernel's
+# by default, whose branches are the code's own; DEBUG=1 the debug
+# kernel's, whose checkers add branches only a bug takes (README, "Kernel
+# coverage"). The report is made whatever the suite's result; the status
+# is the suite's, or the report's when the suite passed.
 .PHONY: coverage
 coverage: deps
-	@status=0; $(MAKE) --no-print-directory lab DEBUG=1 \
+	@status=0; $(MAKE) --no-print-directory lab \
 		LAB_ARGS="$(LAB_USER_ARGS) --append tunlab.gcov=1" || status=$$?; \
-	harness/runner/coverage.sh results/latest $(KERNEL_DEBUG_GCOV) || \
+	harness/runner/coverage.sh results/latest $(LAB_GCOV) || \
 		{ s=$$?; [ $$status != 0 ] || status=$$s; }; \
 	exit $$status
 

@@ -244,7 +244,7 @@ while IFS= read -r line; do
 done < "$obj.requested"
 [ "$dropped" -eq 0 ] || die "$dropped requested option(s) missing from the final .config (Kconfig dropped them: fix their dependencies in kernel/config/)"
 [ ${#gcov_profile[@]} -eq 0 ] || grep -qx CONFIG_GCOV_KERNEL=y "$obj/.config" ||
-	die "KERNEL_GCOV_PROFILE needs CONFIG_GCOV_KERNEL=y in the fragments (kernel/config/debug.extra)"
+	die "KERNEL_GCOV_PROFILE needs CONFIG_GCOV_KERNEL=y in the fragments (kernel/config/coverage.config)"
 
 say "building bzImage with $jobs jobs (log: $obj.log)"
 [ ${#make_cc[@]} -eq 0 ] || ccache -z >/dev/null

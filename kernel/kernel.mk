@@ -28,15 +28,18 @@ KERNEL_FRAGMENTS := $(sort $(wildcard kernel/config/*.config)) \
 KERNEL_DEBUG_BZIMAGE := $(BUILD)/kernel-debug$(KERNEL_SUFFIX)/bzImage
 KERNEL_DEBUG_FRAGMENTS := $(KERNEL_FRAGMENTS) kernel/config/debug.extra \
 	$(wildcard kernel/config/debug-$(KERNEL).extra)
-# Coverage rides on the debug kernel (debug.extra has CONFIG_GCOV_KERNEL):
-# what of the tree is built with gcov profiling, the lines make coverage
-# reports on. kernel/build.sh adds GCOV_PROFILE for each to the tree after
-# the series, keys the cache on the list, and keeps the .gcno files and
-# sources lcov reads in gcov/ beside the bzImage.
+# Coverage (kernel/config/coverage.config has CONFIG_GCOV_KERNEL, in the
+# lab and the debug kernel alike): what of the tree is built with gcov
+# profiling, the lines make coverage reports on. kernel/build.sh adds
+# GCOV_PROFILE for each to the tree after the series, keys the cache on
+# the list, and keeps the .gcno files and sources lcov reads in gcov/
+# beside the bzImage.
 KERNEL_GCOV_PROFILE := security/tunguard drivers/net/tun.o
+KERNEL_GCOV := $(KERNEL_DIR)/gcov
 KERNEL_DEBUG_GCOV := $(BUILD)/kernel-debug$(KERNEL_SUFFIX)/gcov
 # the kernel L1 boots: the debug one with DEBUG=1 (Makefile)
 LAB_KERNEL := $(if $(LAB_DEBUG),$(KERNEL_DEBUG_BZIMAGE),$(KERNEL_BZIMAGE))
+LAB_GCOV := $(if $(LAB_DEBUG),$(KERNEL_DEBUG_GCOV),$(KERNEL_GCOV))
 
 # The kernel the nested guests boot (the L1 image carries it): Debian's
 # 6.1 tree as it is, whatever L1 runs (a guest kernel that never sees
@@ -53,7 +56,8 @@ kernel-debug: $(KERNEL_DEBUG_BZIMAGE)
 kernel-l2: $(KERNEL_L2_BZIMAGE)
 
 $(KERNEL_BZIMAGE): FORCE
-	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) kernel/build.sh $@
+	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) \
+		KERNEL_GCOV_PROFILE="$(KERNEL_GCOV_PROFILE)" kernel/build.sh $@
 
 $(KERNEL_DEBUG_BZIMAGE): FORCE
 	@KERNEL_VERSION=$(KERNEL) KERNEL_BUILD_DIR=$(KERNEL_DIR) \
