@@ -45,10 +45,13 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 	# series' tunguard selftests (built from this kernel's tree); then
 	# kmemleak's scan
 	local r j status
-	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins
-	# and tunguard's boot parameters with values it must refuse (below)
+	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins;
+	# tunguard's boot parameters with values it must refuse (below), then
+	# audit_allow=1, which the series' test allows_audited_only_when_asked
+	# reads from the command line (the default lanes boot without it)
 	out=$("$runner" --results "$results" --kernel "$kernel" --append tunlab.gcov=1 \
-		--append tunguard.mode=bogus --append tunguard.audit_allow=maybe "${args[@]}" \
+		--append tunguard.mode=bogus --append tunguard.audit_allow=maybe \
+		--append tunguard.audit_allow=1 "${args[@]}" \
 		--ktap tgcheck --ktap tgstress:--policies,3000,--soak,30 \
 		host-scenarios/create host-scenarios/persist host-scenarios/multiqueue \
 		host-scenarios/fdpass/scm-rights.scn host-scenarios/netns \
@@ -69,9 +72,9 @@ tun_and_tunguard_run_clean_on_the_debug_kernel() {
 		"$j" >/dev/null || { say "kmemleak, tgcheck or tgstress did not report passing"; return 1; }
 }
 
-# The run above booted with tunguard.mode=bogus and tunguard.audit_allow=maybe:
-# each is named on the console with the value kept, and tgcheck, which
-# needs the default mode in force, passed
+# The run above booted with tunguard.mode=bogus and tunguard.audit_allow=maybe
+# (before audit_allow=1): each is named on the console with the value kept,
+# and tgcheck, which needs the default mode in force, passed
 bad_boot_parameters_are_named_and_ignored() {
 	local r=$results/latest want missing=0
 	for want in "tunguard: unknown tunguard.mode=bogus, keeping enforce" \
