@@ -854,6 +854,53 @@ static void test_oversized_policy_refused(void)
 	free(text);
 }
 
+/* The rule limit (TUNGUARD_MAX_RULES in the series). */
+#define TG_MAX_RULES	2048
+
+/*
+ * The rule limit, at it and one past it: the rule past it is refused as
+ * one too many, unless it is malformed, which is said first.  The error
+ * names the line and the rule, and the old policy stays.
+ */
+static void test_rule_limit_names_the_rule_past_it(void)
+{
+	static const char good[] = "allow any\ndefault deny\n";
+	static const struct {
+		const char *last, *log;
+	} past[] = {
+		{ "deny open name=tl2048\n",
+		  "line 2049 (rule 2049): too many rules" },
+		{ "deny bogus name=tl2048\n",
+		  "line 2049 (rule 2049): unknown operation" },
+	};
+	size_t size = TG_MAX_RULES * 32 + 128, n = 0, base;
+	char *text = malloc(size);
+	unsigned int i;
+	int kmsg;
+
+	ASSERT(text, "malloc(%zu)", size);
+	for (i = 0; i < TG_MAX_RULES; i++)
+		n += snprintf(text + n, size - n, "deny open name=tl%u\n", i);
+	base = n;
+	snprintf(text + n, size - n, "default allow\n");
+	EXPECT_ERR(policy_load(text), 0, "write(policy) of 2048 rules, the limit");
+	LOAD_POLICY(good);
+	for (i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
+		n = base + snprintf(text + base, size - base, "%s", past[i].last);
+		snprintf(text + n, size - n, "default allow\n");
+		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ASSERT(kmsg >= 0, "open(/dev/kmsg): %s", strerror(errno));
+		lseek(kmsg, 0, SEEK_END);
+		EXPECT_ERR(policy_load(text), -EINVAL, "write(policy) of one rule past the limit");
+		EXPECT(kmsg_contains(kmsg, past[i].log),
+		       "kernel log lacks '%s' after %d rules and %s", past[i].log,
+		       TG_MAX_RULES, past[i].last);
+		close(kmsg);
+		expect_policy(good, "after a refused policy past the rule limit");
+	}
+	free(text);
+}
+
 static void test_create_allowed_and_denied(void)
 {
 	struct step_result r;
@@ -1175,6 +1222,16 @@ static void test_policy_and_mode_writes_checked(void)
 	n = pwrite(fd, second, strlen(second), 1);
 	EXPECT(n < 0 && errno == EINVAL, "pwrite(policy) at offset 1: %s, expected EINVAL",
 	       n < 0 ? errname(-errno) : "accepted");
+	close(fd);
+	/* a buffer the kernel cannot read: EFAULT, the policy kept */
+	fd = open(TG_POLICY, O_WRONLY | O_CLOEXEC);
+	ASSERT(fd >= 0, "open(%s): %s", TG_POLICY, strerror(errno));
+	unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT(unreadable != MAP_FAILED, "mmap: %s", strerror(errno));
+	n = write(fd, unreadable, strlen(second));
+	EXPECT(n < 0 && errno == EFAULT, "write(policy) from an unreadable page: %s, expected EFAULT",
+	       n < 0 ? errname(-errno) : "accepted");
+	munmap(unreadable, 4096);
 	close(fd);
 	EXPECT_ERR(write_once(TG_POLICY, "", 0), -EINVAL, "an empty write(policy)");
 	EXPECT_ERR(write_once(TG_POLICY, "default allow\n\0", 15), -EINVAL,
@@ -1934,6 +1991,7 @@ static const struct test tests[] = {
 	{ "write_needs_cap_mac_admin", test_write_needs_cap_mac_admin, 10 },
 	{ "write_judged_by_opener", test_write_judged_by_opener, 10 },
 	{ "oversized_policy_refused", test_oversized_policy_refused, 10 },
+	{ "rule_limit_names_the_rule_past_it", test_rule_limit_names_the_rule_past_it, 30 },
 	{ "create_allowed_and_denied", test_create_allowed_and_denied, 30 },
 	{ "refused_create_leaves_no_record",
 	  test_refused_create_leaves_no_record, 30 },
