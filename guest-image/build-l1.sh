@@ -39,6 +39,8 @@ install_kselftests "${TUNLAB_KSELFTEST:-$here/../build/kselftest}"
 # the check that cutting them short leaves nothing behind
 # (host-scenarios/kselftest/tunguard-cut-short.scn)
 install -D -m 0755 "$here/l1/kselftest-cut-short" "$root/usr/lib/tunlab/checks/kselftest-cut-short"
+# xen_shinfo_test with its runstate race retried (host-scenarios/kselftest/kvm.scn)
+install -D -m 0755 "$here/l1/kselftest-xen-shinfo" "$root/usr/lib/tunlab/checks/kselftest-xen-shinfo"
 # the profile and policies of the interactive shell (make shell)
 install_shell_tools
 install -m 0755 "$here/l1/init" "$root/init"

@@ -20,6 +20,7 @@ IMAGE_L1_SHELL := guest-image/l1-shell.sh guest-image/l1/shell/profile \
 $(IMAGE_L1): export TUNLAB_KSELFTEST := $(abspath $(KSELFTEST_DIR))
 
 $(IMAGE_L1): guest-image/build-l1.sh guest-image/l1/init guest-image/l1/kselftest-cut-short \
+		guest-image/l1/kselftest-xen-shinfo \
 		$(IMAGE_COMMON) $(IMAGE_L1_SHELL) \
 		guest-image/l1-kselftest.sh $(KSELFTEST_STAMP) \
 		$(IMAGE_L2) $(KERNEL_L2_BZIMAGE) $(HARNESS_L1_BINS) \
