@@ -71,9 +71,13 @@ bad_scenario_stops_before_boot() {
 default_suite_passes() {
 	# with the gcov counters of tunguard and tun.c (kernel/config/coverage.config)
 	# for tunguard_coverage_meets_its_targets
-	run 0 --append tunlab.gcov=1 host-scenarios || return 1
 	local r=$results/latest
-	suite_run=$(realpath "$r")
+	# its counters are checked whatever the result (a failed scenario is
+	# this test's failure, and may take the coverage below its targets)
+	run 0 --append tunlab.gcov=1 host-scenarios
+	status=$?
+	[ ! -d "$r/gcov" ] || suite_run=$(realpath "$r")
+	[ "$status" = 0 ] || return 1
 	expect_in "$r/summary.txt" "0 failed" && expect_in "$r/report.ktap" "KTAP version 1" &&
 		expect_in "$r/l1-console.log" "tunlab-init: run_scenarios" &&
 		ls "$r"/l2-*-vm1.log >/dev/null &&
