@@ -656,6 +656,22 @@ static bool kmsg_contains(int fd, const char *needle)
 	return false;
 }
 
+/*
+ * @text is refused with EINVAL, the kernel log says @log, and the policy
+ * in force is still @kept.
+ */
+static void expect_refused(const char *text, const char *log, const char *kept)
+{
+	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	ASSERT(kmsg >= 0, "open(/dev/kmsg): %s", strerror(errno));
+	lseek(kmsg, 0, SEEK_END);
+	EXPECT_ERR(policy_load(text), -EINVAL, "write(policy) of a malformed policy");
+	EXPECT(kmsg_contains(kmsg, log), "kernel log lacks '%s' after a refused policy", log);
+	close(kmsg);
+	expect_policy(kept, "after a refused policy");
+}
+
 static void test_bad_policy_keeps_old(void)
 {
 	static const char good[] = "allow open uid=1000\ndefault deny\n";
@@ -680,21 +696,10 @@ static void test_bad_policy_keeps_old(void)
 		  "line 1 (rule 1): field given twice" },
 	};
 	unsigned int i;
-	int kmsg, err;
 
 	LOAD_POLICY(good);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		ASSERT(kmsg >= 0, "open(/dev/kmsg): %s", strerror(errno));
-		lseek(kmsg, 0, SEEK_END);
-		err = policy_load(bad[i].text);
-		EXPECT_ERR(err, -EINVAL, "write(policy) of a malformed policy");
-		EXPECT(kmsg_contains(kmsg, bad[i].log),
-		       "kernel log lacks '%s' after a malformed policy",
-		       bad[i].log);
-		close(kmsg);
-		expect_policy(good, "after a rejected policy");
-	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_refused(bad[i].text, bad[i].log, good);
 }
 
 static void test_write_needs_cap_mac_admin(void)
@@ -876,7 +881,6 @@ static void test_rule_limit_names_the_rule_past_it(void)
 	size_t size = TG_MAX_RULES * 32 + 128, n = 0, base;
 	char *text = malloc(size);
 	unsigned int i;
-	int kmsg;
 
 	ASSERT(text, "malloc(%zu)", size);
 	for (i = 0; i < TG_MAX_RULES; i++)
@@ -888,15 +892,7 @@ static void test_rule_limit_names_the_rule_past_it(void)
 	for (i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
 		n = base + snprintf(text + base, size - base, "%s", past[i].last);
 		snprintf(text + n, size - n, "default allow\n");
-		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		ASSERT(kmsg >= 0, "open(/dev/kmsg): %s", strerror(errno));
-		lseek(kmsg, 0, SEEK_END);
-		EXPECT_ERR(policy_load(text), -EINVAL, "write(policy) of one rule past the limit");
-		EXPECT(kmsg_contains(kmsg, past[i].log),
-		       "kernel log lacks '%s' after %d rules and %s", past[i].log,
-		       TG_MAX_RULES, past[i].last);
-		close(kmsg);
-		expect_policy(good, "after a refused policy past the rule limit");
+		expect_refused(text, past[i].log, good);
 	}
 	free(text);
 }
@@ -1201,10 +1197,26 @@ static void test_stats_count_each_verdict(void)
  * carrying policy and an unknown or overlong mode are refused with EINVAL,
  * and what was in force stays.
  */
+/* A write of @len bytes to @path from a page the kernel cannot read: EFAULT. */
+static void expect_write_faults(const char *path, size_t len)
+{
+	void *unreadable;
+	ssize_t n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	ASSERT(fd >= 0, "open(%s): %s", path, strerror(errno));
+	unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT(unreadable != MAP_FAILED, "mmap: %s", strerror(errno));
+	n = write(fd, unreadable, len);
+	EXPECT(n < 0 && errno == EFAULT, "write(%s) from an unreadable page: %s, expected EFAULT",
+	       path, n < 0 ? errname(-errno) : "accepted");
+	munmap(unreadable, 4096);
+	close(fd);
+}
+
 static void test_policy_and_mode_writes_checked(void)
 {
 	static const char first[] = "default deny\n", second[] = "default allow\n";
-	void *unreadable;
 	char mode[32];
 	ssize_t n;
 	int fd;
@@ -1224,15 +1236,7 @@ static void test_policy_and_mode_writes_checked(void)
 	       n < 0 ? errname(-errno) : "accepted");
 	close(fd);
 	/* a buffer the kernel cannot read: EFAULT, the policy kept */
-	fd = open(TG_POLICY, O_WRONLY | O_CLOEXEC);
-	ASSERT(fd >= 0, "open(%s): %s", TG_POLICY, strerror(errno));
-	unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT(unreadable != MAP_FAILED, "mmap: %s", strerror(errno));
-	n = write(fd, unreadable, strlen(second));
-	EXPECT(n < 0 && errno == EFAULT, "write(policy) from an unreadable page: %s, expected EFAULT",
-	       n < 0 ? errname(-errno) : "accepted");
-	munmap(unreadable, 4096);
-	close(fd);
+	expect_write_faults(TG_POLICY, strlen(second));
 	EXPECT_ERR(write_once(TG_POLICY, "", 0), -EINVAL, "an empty write(policy)");
 	EXPECT_ERR(write_once(TG_POLICY, "default allow\n\0", 15), -EINVAL,
 		   "write(policy) of a text with a NUL byte");
@@ -1252,15 +1256,7 @@ static void test_policy_and_mode_writes_checked(void)
 	       n < 0 ? errname(-errno) : "accepted");
 	close(fd);
 	/* a buffer the kernel cannot read: EFAULT, the mode kept */
-	fd = open(TG_MODE, O_WRONLY | O_CLOEXEC);
-	ASSERT(fd >= 0, "open(%s): %s", TG_MODE, strerror(errno));
-	unreadable = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT(unreadable != MAP_FAILED, "mmap: %s", strerror(errno));
-	n = write(fd, unreadable, 3);
-	EXPECT(n < 0 && errno == EFAULT, "write(mode) from an unreadable page: %s, expected EFAULT",
-	       n < 0 ? errname(-errno) : "accepted");
-	munmap(unreadable, 4096);
-	close(fd);
+	expect_write_faults(TG_MODE, 3);
 	EXPECT_ERR(mode_set("bogus"), -EINVAL, "write(mode, bogus)");
 	EXPECT_ERR(mode_set("permissive      \n"), -EINVAL, "a 17-byte write(mode)");
 	ASSERT(read_small(TG_MODE, mode, sizeof(mode)) > 0, "read(%s)", TG_MODE);
