@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -69,7 +70,8 @@ static void session_usage(FILE *out)
 	      "  --cpus N, --mem MB, --append ARGS, --timeout SEC (run: default 3600)\n"
 	      "environment: ACCEL=tcg|kvm, QEMU, QBOOT\n"
 	      "exit status: the shell's or CMD's; 2 usage error or CMD not found (nothing\n"
-	      "booted); 3 the lab could not be set up; 124 timeout; 125 a kernel report\n", out);
+	      "booted); 3 the lab could not be set up; 124 timeout; 125 a kernel report;\n"
+	      "run: 128+N when signal N (INT, TERM) stopped it, and L1 with it\n", out);
 }
 
 static int parse_number(const char *s, const char *what, int lo, int hi, int *out)
@@ -534,9 +536,16 @@ int run_command(int argc, char **argv)
 	s.lab.extra_archive = archive;
 	s.lab.run_dir = tmp;
 	run_init(&r, NULL, 0);
+	/* ^C or a TERM (a scheduler's cancel) stops L1, whose QEMU has a process group of its own */
+	signal(SIGINT, lab_interrupt);
+	signal(SIGTERM, lab_interrupt);
 	lab_run(&s.lab, &plan, &r);
 	code = r.session_exit;
-	if (code < 0) {
+	if (lab_interrupted()) {
+		code = TL_EXIT_SIGNAL + lab_interrupted();
+		fprintf(stderr, "tunlab run: interrupted (SIG%s); L1 stopped; its console is in %s\n",
+			sigabbrev_np(lab_interrupted()), tmp);
+	} else if (code < 0) {
 		code = r.crash_kind ? TL_EXIT_CRASH : r.infra_result == TL_TIMEOUT ?
 			TL_EXIT_TIMEOUT : TL_EXIT_SETUP;
 		fprintf(stderr, "tunlab run: no status from L1%s%s; its console is in %s\n",

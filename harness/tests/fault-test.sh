@@ -3,7 +3,8 @@
 # that never boots, QEMU missing inside L1, a results folder that cannot be
 # written or fills up, Ctrl-C on the runner. Each test states what a user
 # must see: the fault named precisely, nothing already reported lost, no
-# half-written report, no guest left running. KTAP output, ends with
+# half-written report, no guest left running. A TERM to `tunlab run` (a
+# scheduler's cancel) stops its L1. KTAP output, ends with
 # "N passed, N failed".
 # usage: harness/tests/fault-test.sh RUNNER [TEST...]   (default: every test)
 set -uo pipefail
@@ -22,7 +23,8 @@ tests=(l1_qemu_killed_mid_scenario_is_an_error_and_the_rest_runs
 	qemu_missing_in_l1_is_a_setup_error_naming_it
 	unwritable_results_folder_stops_before_boot
 	full_results_folder_is_reported_and_leaves_no_half_report
-	ctrl_c_stops_the_guests_and_writes_an_interrupted_report)
+	ctrl_c_stops_the_guests_and_writes_an_interrupted_report
+	tunlab_run_stopped_by_term_stops_its_l1)
 
 say() { echo "    # $*"; }
 
@@ -224,6 +226,21 @@ ctrl_c_stops_the_guests_and_writes_an_interrupted_report() {
 		.scenarios[2].result == "notrun"' "$j" >/dev/null &&
 	grep -q "interrupted" "$results/latest/summary.txt" ||
 		{ jq -c '{run: .run.interrupted, s: [.scenarios[] | [.result, .reason]]}' "$j" | sed 's/^/    # /'; return 1; }
+}
+
+tunlab_run_stopped_by_term_stops_its_l1() {
+	local qemu status
+	rout=$results/run.out
+	"$runner" run -- sh -c 'echo started; exec sleep 600' > "$rout" 2>&1 &
+	rpid=$!
+	wait_for started 180 || return 1
+	qemu=$(l1_qemu)
+	[ -n "$qemu" ] || { say "no L1 QEMU under the runner"; return 1; }
+	kill -TERM "$rpid"
+	wait "$rpid"; status=$?
+	! kill -0 "$qemu" 2>/dev/null || { say "L1's QEMU ($qemu) still runs"; kill -KILL "$qemu"; return 1; }
+	[ "$status" = 143 ] && grep -q "interrupted (SIGTERM); L1 stopped" "$rout" ||
+		{ tail -5 "$rout" | sed 's/^/    #   /'; say "exit status $status, expected 143 and a message"; return 1; }
 }
 
 [ $# -gt 1 ] && tests=("${@:2}")
