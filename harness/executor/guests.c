@@ -103,7 +103,11 @@ static char **l2_argv(const struct scn_step *st, const char *dir, int tapfd)
 		"-accel", "kvm", "-m", "192",
 		"-kernel", LAB_DIR "/bzImage", "-initrd", LAB_DIR "/l2.cpio",
 		"-no-reboot", "-display", "none", "-monitor", "none",
-		"-device", "virtio-serial-pci",
+		/*
+		 * two ports, not 31: the driver sets up two virtqueues a port at
+		 * boot (port 0 is the console's, tunlab.ctl takes port 1)
+		 */
+		"-device", "virtio-serial-pci,max_ports=2",
 		"-device", "virtserialport,chardev=ctl,name=tunlab.ctl",
 	};
 	struct argv_builder b = { 0 };

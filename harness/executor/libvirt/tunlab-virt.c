@@ -153,6 +153,10 @@ static void add_devices(xmlNodePtr dom, const struct virt_opts *o)
 	s = add(n, "target", NULL);
 	prop(s, "type", "virtio");
 	prop(s, "name", "tunlab.ctl");
+	/* two ports, as the executor gives the QEMU it starts itself */
+	n = add(devs, "controller", NULL);
+	prop(n, "type", "virtio-serial");
+	prop(n, "ports", "2");
 	add_interface(devs, o);
 	n = add(devs, "controller", NULL);
 	prop(n, "type", "usb");
@@ -184,7 +188,7 @@ static char *domain_xml(const struct virt_opts *o)
 	add(os, "kernel", o->kernel);
 	add(os, "initrd", o->initrd);
 	add(os, "cmdline", o->append);
-	/* ACPI, as QEMU has it by default: the agent powers the guest off */
+	/* ACPI, as QEMU has it by default and as the executor starts its own QEMU */
 	add(add(dom, "features", NULL), "acpi", NULL);
 	add_cpu(dom, o->cpu);
 	add(dom, "on_poweroff", "destroy");
