@@ -23,12 +23,13 @@ copy_program() {
 	done
 }
 
+# install_busybox [APPLET...]: busybox, linked as every applet or as these
 install_busybox() {
 	local applet
 	need /bin/busybox
 	copy_file /bin/busybox /bin/busybox
 	# busybox's ip has no tuntap: the L1 image ships iproute2's at /sbin/ip
-	for applet in $(/bin/busybox --list); do
+	for applet in ${*:-$(/bin/busybox --list)}; do
 		[ "$applet" = busybox ] && continue
 		[ "$applet" = ip ] && [ -n "${NO_BUSYBOX_IP:-}" ] && continue
 		[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
