@@ -587,6 +587,30 @@ static void guest_died(struct guest *guest, int status, struct outcome *oc)
 		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
+static char *guest_interrupts(struct guest *guest);
+static void guest_net_irqs(const char *interrupts, struct sbuf *out);
+
+/*
+ * A guest not ready by its deadline: hung, or up with its "ready" line
+ * lost? The agent is asked for its interrupts; how it answers tells.
+ */
+static void guest_unready(struct guest *guest, struct outcome *oc)
+{
+	char *answer = NULL;
+	struct sbuf why = { 0 };
+
+	if (guest->ctl >= 0) {
+		answer = guest_interrupts(guest);
+		if (!answer)
+			answer = xstrdup("");
+	}
+	l2path_unready(answer, &why);
+	guest_net_irqs(answer, &why);
+	snprintf(oc->detail, sizeof(oc->detail), "%s", why.buf);
+	sbuf_free(&why);
+	free(answer);
+}
+
 void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn_step *st,
 		 struct outcome *oc)
 {
@@ -634,6 +658,7 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	case GUEST_TIMEOUT:
 		outcome_set(oc, ETIMEDOUT, "l2 boot %s: the guest was not ready within %u s",
 			    name, ready_s);
+		guest_unready(guest, oc);
 		break;
 	}
 }

@@ -198,3 +198,17 @@ void l2path_describe(const struct l2path_evidence *ev, struct sbuf *out)
 		sbuf_puts(out, "no vhost worker");
 	sbuf_printf(out, ", QEMU main thread wakeups +%llu", ev->qemu_wakeups);
 }
+
+void l2path_unready(const char *answer, struct sbuf *why)
+{
+	if (!answer) {
+		sbuf_puts(why, "QEMU's control socket never took the executor's connection");
+	} else if (!*answer) {
+		sbuf_puts(why, "the agent did not answer a command sent after the deadline either: L2 hung or never reached its agent (its console is in the run folder)");
+	} else if (!strncmp(answer, "ready", 5)) {
+		sbuf_printf(why, "the agent's \"%.*s\" came only with its answer to a command sent after the deadline: it had waited in the guest's virtio-serial queue, a notification between L2 and L1's QEMU lost",
+			    (int)strcspn(answer, "\n"), answer);
+	} else {
+		sbuf_puts(why, "the agent answered a command sent after the deadline, but its \"ready\" line never came: lost between the guest's virtio-serial port and the executor");
+	}
+}

@@ -62,4 +62,11 @@ enum l2path_verdict l2path_judge(enum l2_path want, const struct l2path_evidence
 /* The counters, for the step's report. */
 void l2path_describe(const struct l2path_evidence *ev, struct sbuf *out);
 
+/*
+ * Why an L2 was not ready by its deadline, from the agent's answer to the
+ * "interrupts" command sent after it (NULL: no control connection; ""
+ * no answer): appended to @why.
+ */
+void l2path_unready(const char *answer, struct sbuf *why);
+
 #endif

@@ -90,7 +90,8 @@ l1_qemu_killed_mid_scenario_is_an_error_and_the_rest_runs() {
 
 l2_that_never_boots_fails_its_step_and_is_stopped() {
 	# L2's kernel given an init that never starts the agent: QEMU runs,
-	# the guest never says ready
+	# the guest never says ready, nor answers the command sent after the
+	# deadline that tells a hung guest from a lost "ready" line
 	local d=$results/l2
 	mkdir -p "$d"
 	cat > "$d/l2.scn" <<'SCN'
@@ -108,6 +109,7 @@ SCN
 	reports_are_whole &&
 	jq -e '.scenarios[0].result == "fail" and
 		(.scenarios[0].steps[1].message | test("l2 boot vm1: the guest was not ready within [0-9]+ s")) and
+		(.scenarios[0].steps[1].message | test("did not answer a command sent after the deadline either: L2 hung")) and
 		.scenarios[1].result == "pass"' "$j" >/dev/null ||
 		{ jq -r '.scenarios[] | "    # \(.result) \(.title): \(.steps | map(.message) | join(" / "))"' "$j"; return 1; }
 	ls "$results"/latest/l2-001-vm1.log >/dev/null 2>&1 ||

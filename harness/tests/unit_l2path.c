@@ -183,3 +183,24 @@ void test_l2path_reads_ping_interrupts_and_status_text(void)
 	CHECK(l2path_parse("userspace", &p) && p == L2_PATH_USERSPACE);
 	CHECK(!l2path_parse("kernel", &p));
 }
+
+void test_l2path_unready_guest_says_hung_or_lost_ready(void)
+{
+	struct sbuf why = { 0 };
+
+	l2path_unready(NULL, &why);
+	CHECK_CONTAINS(why.buf, "control socket never took");
+	why.len = 0;
+	l2path_unready("", &why);
+	CHECK_CONTAINS(why.buf, "did not answer a command sent after the deadline either: L2 hung");
+	/* the stale line first: it waited in the queue until the answer's kick */
+	why.len = 0;
+	l2path_unready("ready 6.1.192-l2+ eth0=52:54:00:1c:93:a7\n 24:  5  PCI-MSI 65536-edge  virtio0-config\n",
+		       &why);
+	CHECK_CONTAINS(why.buf, "\"ready 6.1.192-l2+ eth0=52:54:00:1c:93:a7\" came only with its answer");
+	CHECK_CONTAINS(why.buf, "notification between L2 and L1's QEMU lost");
+	why.len = 0;
+	l2path_unready(" 24:  5  PCI-MSI 65536-edge  virtio0-config\n", &why);
+	CHECK_CONTAINS(why.buf, "its \"ready\" line never came");
+	sbuf_free(&why);
+}

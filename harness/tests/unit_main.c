@@ -63,6 +63,7 @@
 	X(test_reports_stay_valid_with_bytes_outside_ascii)		\
 	X(test_kmemleak_report_counts_leaks_and_names_ours)		\
 	X(test_l2path_each_path_holds_on_its_own_counters_only)	\
+	X(test_l2path_unready_guest_says_hung_or_lost_ready)		\
 	X(test_l2path_idle_vhost_worker_is_a_changed_path)		\
 	X(test_l2path_ioeventfd_decides_where_the_kicks_go)		\
 	X(test_l2path_thresholds_at_their_edges)			\
