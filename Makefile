@@ -231,7 +231,7 @@ coverage: deps
 .PHONY: bench
 bench: deps
 	@$(MAKE) --no-print-directory build
-	@harness/bench.sh $(HARNESS_RUNNER)
+	@KERNEL_GCOV_PROFILE="$(KERNEL_GCOV_PROFILE)" harness/bench.sh $(HARNESS_RUNNER)
 
 .PHONY: clean FORCE
 clean:

@@ -29,6 +29,9 @@
 # usage: harness/bench.sh RUNNER
 set -uo pipefail
 runner=${1:?usage: bench.sh RUNNER}
+# the lab kernel's profiled files, as make passes them to kernel/build.sh:
+# they are part of its cache key
+export KERNEL_GCOV_PROFILE=${KERNEL_GCOV_PROFILE?"set by make bench (kernel/kernel.mk's KERNEL_GCOV_PROFILE)"}
 rounds=${BENCH_ROUNDS:-3}
 suite_rounds=${BENCH_SUITE_ROUNDS:-1}
 read -r -a suite <<< "${BENCH_SUITE:-host-scenarios/persist host-scenarios/create host-scenarios/nested}"
@@ -145,7 +148,15 @@ kernel_figures() {
 	obj=$(realpath -m build/kernel/obj)
 	say "kernel rebuilds"
 	t0=$(date +%s.%N)
-	kernel/build.sh build/kernel/bzImage > /dev/null && record kernel_nochange lean "$(since "$t0")"
+	# the lab kernel as make builds it; anything but "up to date" means the
+	# figure would time another configuration's build
+	if kernel/build.sh build/kernel/bzImage > "$out/runs/kernel-nochange-lean.txt" 2>&1; then
+		if grep -q "up to date" "$out/runs/kernel-nochange-lean.txt"; then
+			record kernel_nochange lean "$(since "$t0")"
+		else
+			broken "kernel_nochange: kernel/build.sh built instead of finding the lab kernel up to date: not make's inputs? ($out/runs/kernel-nochange-lean.txt)"
+		fi
+	fi
 	# make with nothing to do walks the whole tree; the first run settles
 	# whatever the last build of another configuration left
 	make -s -C "$src" O="$obj" CC="ccache gcc" -j"$(nproc)" bzImage > /dev/null 2>&1
