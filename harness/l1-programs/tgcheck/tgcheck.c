@@ -1191,12 +1191,6 @@ static void test_stats_count_each_verdict(void)
 	       ca1 - ca0, cd1 - cd0, oa1 - oa0, od1 - od0);
 }
 
-/*
- * A policy comes in one write() at offset 0 and a mode in one short write:
- * a second write on the same descriptor, a pwrite() past 0, an empty or NUL
- * carrying policy and an unknown or overlong mode are refused with EINVAL,
- * and what was in force stays.
- */
 /* A write of @len bytes to @path from a page the kernel cannot read: EFAULT. */
 static void expect_write_faults(const char *path, size_t len)
 {
@@ -1214,6 +1208,12 @@ static void expect_write_faults(const char *path, size_t len)
 	close(fd);
 }
 
+/*
+ * A policy comes in one write() at offset 0 and a mode in one short write:
+ * a second write on the same descriptor, a pwrite() past 0, an empty or NUL
+ * carrying policy and an unknown or overlong mode are refused with EINVAL,
+ * and what was in force stays.
+ */
 static void test_policy_and_mode_writes_checked(void)
 {
 	static const char first[] = "default deny\n", second[] = "default allow\n";
