@@ -277,13 +277,13 @@ static void parse_shard(const char *s, int *k, int *n)
 /*
  * What shard 1 (and the first L1 of -j) runs besides scenarios, and the
  * VMX lane the last shard runs, in milliseconds as a whole warm `make lab`
- * as two shards of one vCPU each took them (2026-12-06): every KTAP
- * program 22 s (tgcheck 10 s, tgstress 9 s, kvm-probes 3 s), fewer named
- * with --ktap taken as 8 s each; the VMX lane's three Bochs boots 23 to
- * 37 s.
+ * as two shards of one vCPU each took them (2026-12-06, tgcheck as of
+ * 2026-12-07): every KTAP program 16.5 s (tgstress 12.9 s, kvm-probes
+ * 3.0 s, tgcheck 0.6 s), fewer named with --ktap taken as 5.5 s each;
+ * the VMX lane's three Bochs boots 23 to 37 s.
  */
-#define KTAP_ALL_MS 22000L
-#define KTAP_EACH_MS 8000L
+#define KTAP_ALL_MS 16500L
+#define KTAP_EACH_MS 5500L
 #define VMX_LANE_MS 30000L
 
 static long ktap_estimate(const struct opts *o)

@@ -195,14 +195,15 @@ int plan_check_continues(const struct plan *p)
  * The model plan_cost() gives, in milliseconds of an L1 of one vCPU (what
  * each shard and each -j lane boots by default), fitted to a whole warm
  * `make lab` as two such shards (2026-12-06): an L2 that boots 4.9 s, a
- * ping 0.7 s, a program run 1.5 s on average (0.1 to 6.5 s), most other
- * steps a few to 25 ms, an L2 boot that is meant to fail about 1.2 s.
+ * ping 0.2 s (the agent's interval, 2026-12-07), a program run 1.5 s on
+ * average (0.1 to 6.5 s), most other steps a few to 25 ms, an L2 boot
+ * that is meant to fail about 1.2 s.
  */
 #define COST_SCENARIO_MS 50
 #define COST_STEP_MS 25
 #define COST_L2_BOOT_MS 4900
 #define COST_L2_BOOT_REFUSED_MS 1200
-#define COST_PING_MS 700
+#define COST_PING_MS 200
 #define COST_PROBE_MS 400
 #define COST_RUN_MS 1500
 
