@@ -105,12 +105,19 @@ build: harness $(LAB_KERNEL) images
 # SLURM=1: the plan as SHARDS shards of a Slurm job array, merged by a job
 # that depends on them (harness/runner/slurm-lab.sh; needs a cluster)
 SHARDS ?= 2
+# make lab boots one L1 per core, up to four (the runner's -j: the plan
+# dealt out between them; README "Two or more L1s"); LAB_JOBS=1 boots one.
+# Not for DEBUG=1 (the debug kernel's L1s are memory- and CPU-bound one
+# at a time) nor SLURM=1 (the shards are the parallelism); a -j or --jobs
+# in LAB_ARGS wins
+LAB_JOBS ?= $(shell n=$$(nproc); [ "$$n" -gt 4 ] && n=4; echo $$n)
+LAB_JOBS_ARGS := $(if $(LAB_DEBUG)$(filter 1,$(SLURM))$(filter -j% --jobs%,$(LAB_USER_ARGS)),,$(if $(filter-out 1,$(LAB_JOBS)),-j $(LAB_JOBS)))
 lab: deps
 	@$(MAKE) --no-print-directory build
 ifeq ($(SLURM),1)
 	@SHARDS=$(SHARDS) TUNLAB=$(HARNESS_RUNNER) harness/runner/slurm-lab.sh results --kernel $(LAB_KERNEL) --initrd $(IMAGE_L1) $(LAB_ARGS) $(SCENARIOS)
 else
-	@$(HARNESS_RUNNER) --kernel $(LAB_KERNEL) --initrd $(IMAGE_L1) $(LAB_ARGS) $(SCENARIOS)
+	@$(HARNESS_RUNNER) --kernel $(LAB_KERNEL) --initrd $(IMAGE_L1) $(LAB_JOBS_ARGS) $(LAB_ARGS) $(SCENARIOS)
 endif
 
 # validate the scenario files without booting anything

@@ -13,7 +13,8 @@ tests=(layout_check_accepts_includes_that_go_one_way
 	alongside_job_is_stopped_when_a_test_fails
 	alongside_failed_job_fails_after_passing_tests
 	coverage_report_counts_lines_and_branches_where_the_hooks_are
-	coverage_without_counters_of_this_kernel_is_an_error)
+	coverage_without_counters_of_this_kernel_is_an_error
+	make_lab_boots_an_l1_per_core_up_to_four)
 
 # A tree of three folders: b and c may include a, a nothing.
 layout_tree() {
@@ -226,6 +227,37 @@ coverage_without_counters_of_this_kernel_is_an_error() {
 	out=$(harness/runner/coverage.sh "$c/run" "$c/gcov" 2>&1) && { echo "    # succeeded"; return 1; }
 	[[ $out == *"no gcov counters in $c/run/gcov"* ]] ||
 		{ echo "$out" | tail -3 | sed 's/^/    # /'; return 1; }
+}
+
+# The runner's options make lab passes, as make -n prints its command
+lab_jobs_args() { # lab_jobs_args CORES MAKE_ARGS...
+	local cores=$1; shift
+	OMP_NUM_THREADS=$cores make -n --no-print-directory lab "$@" 2>&1 |
+		grep -E -- '--kernel .* --initrd ' | sed -E 's/.* --initrd [^ ]+ *//; s/ *host-scenarios$//'
+}
+
+# one L1 per core (nproc, which OMP_NUM_THREADS sets), up to four; one on
+# one core, on the debug kernel, or when LAB_JOBS=1; a -j of LAB_ARGS wins
+make_lab_boots_an_l1_per_core_up_to_four() {
+	local cores args want got bad=0
+	while IFS='|' read -r cores args want; do
+		# shellcheck disable=SC2086
+		got=$(lab_jobs_args "$cores" $args)
+		if [ -n "$want" ]; then [[ " $got " == *" $want "* ]]; else [[ " $got " != *" -j"* ]]; fi ||
+			{ echo "    # $cores cores, make lab $args: runner options '$got', expected '${want:-no -j}'"; bad=1; }
+	done <<-EOF
+		1|VMX=0|
+		2|VMX=0|-j 2
+		8|VMX=0|-j 4
+		2|VMX=0 LAB_JOBS=1|
+		8|VMX=0 LAB_JOBS=3|-j 3
+		2|DEBUG=1|
+		8|VMX=0 LAB_ARGS=-j3|-j3
+	EOF
+	[ $bad = 0 ] || return 1
+	# and none where a -j of make lab's own would be a second one
+	got=$(lab_jobs_args 8 VMX=0 LAB_ARGS=--jobs=2)
+	[[ $got != *"-j "* ]] || { echo "    # LAB_ARGS=--jobs=2 and make lab added one: '$got'"; return 1; }
 }
 
 echo "KTAP version 1"
