@@ -4,16 +4,15 @@
 # and no leak. make test runs it on 6.12's, so this is also where the
 # second tree meets each lane: TUN and tunguard (tgcheck, tgstress, the
 # scenarios, tun.c's and the series' selftests), KVM (kvm-probes and the
-# probes scenario), libvirt (its refusals), an L2 on a tap, and SELinux
-# enforcing beside tunguard in a second boot. The whole suite runs there
-# with make lab DEBUG=1; on 6.12 its scenarios take 651 s, too long for
-# make test (README, "The debug lane"). L1 sends the gcov counters of
-# tunguard and tun.c at the end (tunlab.gcov=1), and tunguard's line
-# coverage from this run (KUnit's cases left out) must reach
-# COVERAGE_FLOOR percent (default 90): fewer counters, or none, fail it.
-# The run boots with bad tunguard.* parameters, which must be named on the
-# console and ignored. KTAP output, ends with "N passed, N
-# failed".
+# probes scenario), libvirt, L2 guests on taps: the default suite's
+# scenarios but the cut-short check; and SELinux enforcing beside
+# tunguard, in a second and a third boot, one per LSM order. L1 sends
+# the gcov counters of tunguard and tun.c at the end (tunlab.gcov=1),
+# and tunguard's line coverage from this run (KUnit's cases left out)
+# must reach COVERAGE_FLOOR percent (default 90): fewer counters, or
+# none, fail it. The run boots with bad tunguard.* parameters, which
+# must be named on the console and ignored. KTAP output, ends with
+# "N passed, N failed".
 # usage: harness/tests/debug-test.sh RUNNER DEBUG_BZIMAGE [RUNNER_ARGS...]
 set -uo pipefail
 
@@ -27,7 +26,7 @@ trap 'if [ $? = 0 ]; then rm -rf "$results"; else echo "# the run is kept in $re
 floor=${COVERAGE_FLOOR:-90}
 tests=(debug_kernel_carries_every_checker lanes_run_clean_on_the_debug_kernel
 	bad_boot_parameters_are_named_and_ignored tunguard_line_coverage_reaches_the_floor
-	selinux_lane_runs_clean_on_the_debug_kernel)
+	selinux_lane_runs_clean_on_the_debug_kernel selinux_first_runs_clean_on_the_debug_kernel)
 
 say() { echo "    # $*"; }
 
@@ -46,13 +45,18 @@ debug_kernel_carries_every_checker() {
 
 lanes_run_clean_on_the_debug_kernel() {
 	# tgcheck, a shorter tgstress than make kernel-fuzz and make soak run,
-	# the TUN and tunguard scenarios, the kernel's tun.c selftest and the
-	# series' tunguard selftests (built from this kernel's tree; not the
-	# cut-short check, whose KILL step misses every attempt here after
-	# the selftests ran: README, "Two lab kernels");
-	# kvm-probes and the probes scenario; libvirt refused its taps; an L2
-	# on a persistent tap; then kmemleak's scan
-	local r j status
+	# kvm-probes, and the default suite's scenarios: TUN and tunguard,
+	# the kernel's tun.c and kvm selftests and the series' tunguard
+	# selftests (built from this kernel's tree; not the cut-short check,
+	# whose KILL step misses every attempt here after the selftests ran:
+	# README, "Two lab kernels"), libvirt, L2 guests on taps; then
+	# kmemleak's scan
+	local r j status suite
+	# the default suite's files, as the runner lists them, but the SELinux
+	# lane's (the boots below) and the cut-short check
+	mapfile -t suite < <("$runner" --list host-scenarios | cut -f1 | sed 's/:[0-9]*$//' |
+		sort -u | grep -v -e '^host-scenarios/selinux/' -e '/tunguard-cut-short\.scn$')
+	[ "${#suite[@]}" -gt 20 ] || { say "tunlab --list host-scenarios gave ${#suite[@]} files"; return 1; }
 	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins;
 	# tunguard's boot parameters with values it must refuse (below), then
 	# audit_allow=1, which the series' test allows_audited_only_when_asked
@@ -61,13 +65,7 @@ lanes_run_clean_on_the_debug_kernel() {
 		--append tunguard.mode=bogus --append tunguard.audit_allow=maybe \
 		--append tunguard.audit_allow=1 "${args[@]}" \
 		--ktap tgcheck --ktap tgstress:--policies,3000,--soak,30 --ktap kvm-probes \
-		host-scenarios/create host-scenarios/persist host-scenarios/multiqueue \
-		host-scenarios/fdpass/scm-rights.scn host-scenarios/netns \
-		host-scenarios/tunguard/create.scn host-scenarios/tunguard/persist.scn \
-		host-scenarios/tunguard/queues.scn host-scenarios/tunguard/replace.scn \
-		host-scenarios/kselftest/tun.scn host-scenarios/kselftest/tunguard.scn \
-		host-scenarios/kvm host-scenarios/libvirt/denied.scn \
-		host-scenarios/nested/l2-ping-over-persistent-tap.scn 2>&1); status=$?
+		"${suite[@]}" 2>&1); status=$?
 	r=$results/latest j=$r/report.json
 	echo "$out" | grep -E '^\[ktap\]|scenarios: ' | sed 's/^/    # /'
 	# what tgstress got through on the debug kernel: policies, records checked
@@ -107,23 +105,32 @@ tunguard_line_coverage_reaches_the_floor() {
 		{ say "tunguard's lines: $pct% covered, below the floor of $floor% (COVERAGE_FLOOR)"; return 1; }
 }
 
-# SELinux enforcing with the lab's policy, started after tunguard
-# (--selinux's order), and its scenarios, in a second boot of the debug
-# kernel: no kernel report, no leak. Those written for the other LSM
-# order skip
-selinux_lane_runs_clean_on_the_debug_kernel() {
-	local r j status
+# SELinux enforcing with the lab's policy and its scenarios, in a boot of
+# the debug kernel of its own with the LSMs in ORDER: no kernel report,
+# no leak. Those written for the other LSM order skip
+selinux_boot_runs_clean() { # selinux_boot_runs_clean ORDER
+	local order=$1 r j status
 	out=$("$runner" --results "$results" --kernel "$kernel" "${args[@]}" \
-		--selinux enforcing --no-ktap host-scenarios/selinux 2>&1); status=$?
+		--lsm "$order" --selinux enforcing --no-ktap host-scenarios/selinux 2>&1); status=$?
 	r=$results/latest j=$r/report.json
 	echo "$out" | grep -E '^\[ktap\]|scenarios: |L1 ready' | sed 's/^/    # /'
 	[ "$status" = 0 ] || { echo "$out" | tail -20 | sed 's/^/    #   /'; say "exit status $status"; return 1; }
-	jq -e '.run.kernel_report == null and .run.lsm == "capability,tunguard,selinux"' "$j" >/dev/null ||
-		{ say "kernel report or LSM order: $(jq -c '[.run.kernel_report.kind, .run.lsm]' "$j")"; return 1; }
+	jq -e --arg order "$order" '.run.kernel_report == null and .run.lsm == $order' "$j" >/dev/null ||
+		{ say "kernel report or LSM order: $(jq -c '[.run.kernel_report.kind, .run.lsm]' "$j"), expected [null,\"$order\"]"; return 1; }
 	jq -e '[.suites[] | select(.name == "kmemleak" and .result == "pass")] | length == 1' "$j" >/dev/null ||
 		{ say "kmemleak did not report passing"; return 1; }
 	jq -e '[.scenarios[] | select(.result == "pass")] | length > 0' "$j" >/dev/null ||
 		{ say "no SELinux scenario ran"; return 1; }
+}
+
+# --selinux's order: SELinux started after tunguard
+selinux_lane_runs_clean_on_the_debug_kernel() {
+	selinux_boot_runs_clean capability,tunguard,selinux
+}
+
+# and before it: each LSM's blob offsets and hook order the other way round
+selinux_first_runs_clean_on_the_debug_kernel() {
+	selinux_boot_runs_clean capability,selinux,tunguard
 }
 
 echo "KTAP version 1"
