@@ -386,8 +386,13 @@ static char *boot_start(struct boot *b, int attempt, const char *initrd, const c
 	free(err_path);
 	if (b->pid < 0)
 		return xasprintf("cannot start %s: %s", o->qemu, strerror(errno));
-	say("tunlab: booting L1 (%s, %d MiB, %d cpu)%s\n", accel_name(o->accel),
-	    o->mem_mb, o->cpus, attempt > 1 ? " again for the rest of the plan" : "");
+	if (b->lane->nlanes > 1)
+		say("tunlab: booting L1 %d of %d (%s, %d MiB, %d cpu)%s\n", b->lane->lane + 1,
+		    b->lane->nlanes, accel_name(o->accel), o->mem_mb, o->cpus,
+		    attempt > 1 ? " again for the rest of its share" : "");
+	else
+		say("tunlab: booting L1 (%s, %d MiB, %d cpu)%s\n", accel_name(o->accel),
+		    o->mem_mb, o->cpus, attempt > 1 ? " again for the rest of the plan" : "");
 	return NULL;
 }
 

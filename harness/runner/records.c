@@ -77,16 +77,34 @@ void console_line(struct boot *b, const char *line)
 		b->panic_at = now_ms();
 }
 
-static void print_step(const struct scenario *sc, int step, const struct step_result *st)
+/*
+ * With several L1s side by side (-j), their scenarios' lines interleave:
+ * each begin and step line then names its L1, as its console log does
+ * (l1-console-N.log). "" with one L1.
+ */
+static char *lane_tag(const struct boot *b)
+{
+	if (!b->lane || b->lane->nlanes < 2)
+		return xstrdup("");
+	return xasprintf("[L1 %d] ", b->lane->lane + 1);
+}
+
+static void print_step(const struct boot *b, const struct scenario *sc, int step,
+		       const struct step_result *st)
 {
 	struct sbuf sb = { 0 };
+	char *tag = lane_tag(b), *indent;
 
-	sbuf_printf(&sb, "  %-5s %7.2fs  %d. %s\n", tl_result_name(st->result), st->ms / 1000.0,
-		    step + 1, sc->steps[step].text);
-	if (st->msg && *st->msg)
-		sbuf_prefix_lines(&sb, "                  # ", st->msg);
+	sbuf_printf(&sb, "%s  %-5s %7.2fs  %d. %s\n", tag, tl_result_name(st->result),
+		    st->ms / 1000.0, step + 1, sc->steps[step].text);
+	if (st->msg && *st->msg) {
+		indent = xasprintf("%s                  # ", tag);
+		sbuf_prefix_lines(&sb, indent, st->msg);
+		free(indent);
+	}
 	say("%s", sb.buf);
 	sbuf_free(&sb);
+	free(tag);
 }
 
 static int done_count(const struct run_result *r)
@@ -132,6 +150,7 @@ static bool valid_idx(const struct boot *b, const char *s, int *out)
 static bool record_hello(struct boot *b, char **f, int n)
 {
 	struct run_result *r = b->r;
+	char *tag;
 
 	b->hello = true;
 	if (!b->lane_name)
@@ -143,15 +162,18 @@ static bool record_hello(struct boot *b, char **f, int n)
 	r->kernel = xstrdup(f[2]);
 	free(r->lsm);
 	r->lsm = n > 4 && *f[4] ? xstrdup(f[4]) : NULL;
-	say("tunlab: L1 ready after %.1f s: kernel %s%s%s%s%s\n",
+	tag = b->lane && b->lane->nlanes > 1 ? xasprintf(" %d", b->lane->lane + 1) : xstrdup("");
+	say("tunlab: L1%s ready after %.1f s: kernel %s%s%s%s%s\n", tag,
 	    (now_ms() - b->started) / 1000.0, f[2], n > 3 ? ", " : "",
 	    n > 3 ? f[3] : "", r->lsm ? ", lsm " : "", r->lsm ? r->lsm : "");
+	free(tag);
 	return true;
 }
 
 static bool record_begin(struct boot *b, char **f, int n)
 {
 	const struct scenario *sc;
+	char *tag;
 	int idx;
 
 	(void)n;
@@ -159,7 +181,9 @@ static bool record_begin(struct boot *b, char **f, int n)
 		return false;
 	b->inflight = idx;
 	sc = b->r->s[idx].sc;
-	say("       %s:%d %s\n", sc->file, sc->line, sc->title);
+	tag = lane_tag(b);
+	say("%s       %s:%d %s\n", tag, sc->file, sc->line, sc->title);
+	free(tag);
 	return true;
 }
 
@@ -183,7 +207,7 @@ static bool record_step(struct boot *b, char **f, int n)
 	st->msg = safe_lines(f[5], STEP_MSG_MAX);
 	free(st->decisions);
 	st->decisions = n > 6 && strcmp(f[6], "-") ? xstrdup(f[6]) : NULL;
-	print_step(sr->sc, step, st);
+	print_step(b, sr->sc, step, st);
 	return true;
 }
 

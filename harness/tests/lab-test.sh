@@ -278,6 +278,15 @@ two_l1s_share_the_plan() {
 		jq -e 'all(.suites[]; .n_ok // .ok | . > 0 and . < 10)' "$r/report.json" >/dev/null &&
 		[ -s "$r/l1-console.log" ] && [ -s "$r/l1-console-2.log" ] ||
 		{ echo "    # the two L1s' results do not add up to the plan in $r"; return 1; }
+	# their lines interleave on the terminal: each scenario's and step's
+	# line names its L1, none is left without
+	grep -q '^\[L1 1\]   pass ' <<<"$out" && grep -q '^\[L1 2\]   pass ' <<<"$out" &&
+		grep -q '^\[L1 2\]        host-scenarios/' <<<"$out" &&
+		! grep -qE '^(  [a-z]+ +[0-9.]+s  [0-9]+\. |       host-scenarios/)' <<<"$out" &&
+		grep -q '^tunlab: L1 2 ready after ' <<<"$out" ||
+		{ echo "    # a scenario's or step's line does not name its L1:"
+		  grep -m3 -E '^(  [a-z]+ +[0-9.]+s  |       host-scenarios/|tunlab: L1)' <<<"$out" | sed 's/^/    #   /'
+		  return 1; }
 }
 
 only_other_order_skipped() { # only_other_order_skipped RUN_DIR OTHER_ORDER MIN_PASSED
