@@ -58,25 +58,6 @@ static void note_kernel_report(struct boot *b, const char *where,
 	say("tunlab: kernel %s on the %s console\n", cs->kind, where);
 }
 
-void console_line(struct boot *b, const char *line)
-{
-	bool had = b->scan.kind != NULL;
-
-	if (b->console_log)
-		fprintf(b->console_log, "%s\n", line);
-	if (b->o->show_console)
-		say("| %s\n", line);
-	console_scan_line(&b->scan, line);
-	if (!had && b->scan.kind) {
-		char *where = b->lane_name ? xasprintf("L1 (%s)", b->lane_name) : xstrdup("L1");
-
-		note_kernel_report(b, where, &b->scan, b->inflight);
-		free(where);
-	}
-	if (b->scan.panic && !b->panic_at)
-		b->panic_at = now_ms();
-}
-
 /*
  * With several L1s side by side (-j), their scenarios' lines interleave:
  * each begin and step line then names its L1, as its console log does
@@ -87,6 +68,29 @@ static char *lane_tag(const struct boot *b)
 	if (!b->lane || b->lane->nlanes < 2)
 		return xstrdup("");
 	return xasprintf("[L1 %d] ", b->lane->lane + 1);
+}
+
+void console_line(struct boot *b, const char *line)
+{
+	bool had = b->scan.kind != NULL;
+
+	if (b->console_log)
+		fprintf(b->console_log, "%s\n", line);
+	if (b->o->show_console) {
+		char *tag = lane_tag(b);
+
+		say("%s| %s\n", tag, line);
+		free(tag);
+	}
+	console_scan_line(&b->scan, line);
+	if (!had && b->scan.kind) {
+		char *where = b->lane_name ? xasprintf("L1 (%s)", b->lane_name) : xstrdup("L1");
+
+		note_kernel_report(b, where, &b->scan, b->inflight);
+		free(where);
+	}
+	if (b->scan.panic && !b->panic_at)
+		b->panic_at = now_ms();
 }
 
 static void print_step(const struct boot *b, const struct scenario *sc, int step,
