@@ -10,6 +10,7 @@
 #include "actors.h"
 #include "gcov.h"
 #include "groups.h"
+#include "hold.h"
 #include "kmemleak.h"
 #include "programs.h"
 #include "selinux.h"
@@ -192,6 +193,9 @@ int main(int argc, char **argv)
 	/* an actor that exec'd into its SELinux context comes back here */
 	if (argc == 4 && !strcmp(argv[1], "--actor"))
 		return actor_main(atoi(argv[2]), argv[3]);
+	/* a check's tool: hang a test's process group (hold.c) */
+	if (argc == 4 && !strcmp(argv[1], "--hold"))
+		return hold_main(argv[2], argv[3]);
 	if (parse_args(argc, argv, &a) < 0)
 		return 2;
 	fd = open(a.port, O_WRONLY | O_CLOEXEC);
