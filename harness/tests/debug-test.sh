@@ -5,7 +5,7 @@
 # second tree meets each lane: TUN and tunguard (tgcheck, tgstress, the
 # scenarios, tun.c's and the series' selftests), KVM (kvm-probes and the
 # probes scenario), libvirt, L2 guests on taps: the default suite's
-# scenarios but the cut-short check; and SELinux enforcing beside
+# scenarios; and SELinux enforcing beside
 # tunguard, in a second and a third boot, one per LSM order. L1 sends
 # the gcov counters of tunguard and tun.c at the end (tunlab.gcov=1),
 # and tunguard's line coverage from this run (KUnit's cases left out)
@@ -47,15 +47,13 @@ lanes_run_clean_on_the_debug_kernel() {
 	# tgcheck, a shorter tgstress than make kernel-fuzz and make soak run,
 	# kvm-probes, and the default suite's scenarios: TUN and tunguard,
 	# the kernel's tun.c and kvm selftests and the series' tunguard
-	# selftests (built from this kernel's tree; not the cut-short check,
-	# whose KILL step misses every attempt here after the selftests ran:
-	# README, "Two lab kernels"), libvirt, L2 guests on taps; then
-	# kmemleak's scan
+	# selftests (built from this kernel's tree) and the check that cuts
+	# them short, libvirt, L2 guests on taps; then kmemleak's scan
 	local r j status suite
 	# the default suite's files, as the runner lists them, but the SELinux
-	# lane's (the boots below) and the cut-short check
+	# lane's (the boots below)
 	mapfile -t suite < <("$runner" --list host-scenarios | cut -f1 | sed 's/:[0-9]*$//' |
-		sort -u | grep -v -e '^host-scenarios/selinux/' -e '/tunguard-cut-short\.scn$')
+		sort -u | grep -v '^host-scenarios/selinux/')
 	[ "${#suite[@]}" -gt 20 ] || { say "tunlab --list host-scenarios gave ${#suite[@]} files"; return 1; }
 	# the caller's arguments after tunlab.gcov=1: a later tunlab.gcov=0 wins;
 	# tunguard's boot parameters with values it must refuse (below), then
