@@ -166,7 +166,21 @@ static bool record_hello(struct boot *b, char **f, int n)
 	r->kernel = xstrdup(f[2]);
 	free(r->lsm);
 	r->lsm = n > 4 && *f[4] ? xstrdup(f[4]) : NULL;
-	tag = b->lane && b->lane->nlanes > 1 ? xasprintf(" %d", b->lane->lane + 1) : xstrdup("");
+	/*
+	 * the VMX lane's boots may come two at once, and while other L1s
+	 * run: each says which it is, as its "booting" line did
+	 */
+	if (strcmp(b->machine, "QEMU")) {
+		const char *setting = b->lane_name;
+
+		if (!strncmp(setting, "bochs ", 6))
+			setting += 6;
+		tag = xasprintf(" under %s (%s)", b->machine, setting);
+	}
+	else if (b->lane && b->lane->nlanes > 1)
+		tag = xasprintf(" %d", b->lane->lane + 1);
+	else
+		tag = xstrdup("");
 	say("tunlab: L1%s ready after %.1f s: kernel %s%s%s%s%s\n", tag,
 	    (now_ms() - b->started) / 1000.0, f[2], n > 3 ? ", " : "",
 	    n > 3 ? f[3] : "", r->lsm ? ", lsm " : "", r->lsm ? r->lsm : "");
