@@ -173,9 +173,9 @@ static bool record_hello(struct boot *b, char **f, int n)
 	if (strcmp(b->machine, "QEMU")) {
 		const char *setting = b->lane_name;
 
-		if (!strncmp(setting, "bochs ", 6))
-			setting += 6;
-		tag = xasprintf(" under %s (%s)", b->machine, setting);
+		if (!strncmp(setting, "bochs vmx ", 10))
+			setting += 10;
+		tag = xasprintf(" under %s (vmx, %s)", b->machine, setting);
 	}
 	else if (b->lane && b->lane->nlanes > 1)
 		tag = xasprintf(" %d", b->lane->lane + 1);
