@@ -17,6 +17,8 @@
 extern pthread_mutex_t lab_lock;
 
 /* An L1 after another until its share of the plan has run: one lane. */
+struct vmx_queue;
+
 struct lane {
 	const struct lab_opts *o;
 	const struct plan *plan;
@@ -25,6 +27,7 @@ struct lane {
 	double deadline;		/* of the whole run */
 	int lane, nlanes;		/* this lane runs scenarios with lane_of[i] == lane */
 	const int *lane_of;
+	struct vmx_queue *vmx;		/* after its share, boots of the VMX lane */
 	pthread_t thread;
 };
 
@@ -79,8 +82,20 @@ void boot_close(struct boot *b);
 char *boot_status_text(const char *machine, int status);
 /* The run's first lab-level problem is the one it reports. */
 void set_infra(struct run_result *r, enum tl_result res, const char *why);
-/* The VMX lane: L1 under Bochs once per kvm_intel setting (vmx.c). */
-void vmx_lane_run(const struct lab_opts *o, struct run_result *r, struct lane *l);
+/*
+ * The VMX lane: L1 under Bochs once per kvm_intel setting (vmx.c). Its
+ * boots are taken one at a time, by whichever lane is free of its share
+ * first; lab_lock guards the queue.
+ */
+struct vmx_queue {
+	int next;	/* the setting the next boot takes */
+	bool stop;	/* a boot did not get through: no more */
+};
+/* The next boot of @q, if any is left (false: none was). */
+bool vmx_lane_next(struct vmx_queue *q, const struct lab_opts *o, struct run_result *r,
+		   struct lane *l);
+/* The settings no boot took, reported as not run. */
+void vmx_lane_end(struct vmx_queue *q, struct run_result *r);
 
 /* A unix socket listening at @path for L1's results port; -1 with errno. */
 int listen_unix(const char *path);

@@ -4,6 +4,7 @@
  * plan, reads its console and results port until L1 is done, hangs or
  * crashes, judges how the boot ended, and boots a fresh L1 for the rest.
  */
+#include "bochs.h"
 #include "boot.h"
 #include "bundle.h"
 #include "qemu.h"
@@ -507,7 +508,20 @@ static bool boot_once(struct lane *l, int attempt)
 	return again;
 }
 
-/* One L1 after another until this lane's share of the plan has run. */
+/* Boots of the VMX lane under Bochs while @q has any left (vmx.c). */
+static void run_vmx_boots(struct vmx_queue *q, const struct lab_opts *o, struct run_result *r,
+			  double deadline)
+{
+	struct lane vmx = { .o = o, .r = r, .deadline = deadline };
+
+	while (!interrupted && vmx_lane_next(q, o, r, &vmx))
+		;
+}
+
+/*
+ * One L1 after another until this lane's share of the plan has run; then
+ * boots of the VMX lane, as long as any is left.
+ */
 static void *run_lane(void *arg)
 {
 	struct lane *l = arg;
@@ -521,6 +535,8 @@ static void *run_lane(void *arg)
 	pthread_mutex_lock(&lab_lock);
 	abandon_rest(l->r, l->lane, l->lane_of, TL_NOTRUN, NULL);
 	pthread_mutex_unlock(&lab_lock);
+	if (l->vmx)
+		run_vmx_boots(l->vmx, l->o, l->r, l->deadline);
 	return NULL;
 }
 
@@ -531,16 +547,24 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 	int nlanes = o->jobs > 1 ? o->jobs : 1;
 	int *lane_of = xcalloc((size_t)r->n + 1, sizeof(int));
 	int groups = plan_deal(s->scenarios, r->n, nlanes, NULL, lane_of);
+	struct vmx_queue vmxq = { 0 };
 	struct lane *lanes;
 
 	/* no more L1s than groups: each lane's share is one group or more */
 	if (nlanes > groups && groups > 0)
 		nlanes = groups;
-	/* dealt again between those, the first starting with its KTAP programs */
+	/*
+	 * dealt again between those, the first starting with its KTAP
+	 * programs. The VMX lane's boots go to the lanes as they finish, so
+	 * that Bochs runs while other L1s still do, not after them all; the
+	 * last lane's share is one boot smaller, to take the first of them
+	 */
 	if (nlanes > 1) {
 		long *head = xcalloc((size_t)nlanes, sizeof(long));
 
 		head[0] = o->ktap_ms;
+		if (o->vmx_image)
+			head[nlanes - 1] += o->vmx_ms / vmx_nsettings;
 		plan_deal(s->scenarios, r->n, nlanes, head, lane_of);
 		free(head);
 	}
@@ -550,7 +574,8 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 	for (int i = 0; i < nlanes; i++) {
 		lanes[i] = (struct lane){ .o = o, .plan = s, .r = r, .l2_scans = l2_scans,
 					  .deadline = t0 + o->run_timeout_s * 1000.0,
-					  .lane = i, .nlanes = nlanes, .lane_of = lane_of };
+					  .lane = i, .nlanes = nlanes, .lane_of = lane_of,
+					  .vmx = o->vmx_image && nlanes > 1 ? &vmxq : NULL };
 		if (nlanes > 1 && pthread_create(&lanes[i].thread, NULL, run_lane, &lanes[i])) {
 			say("tunlab: cannot start L1 number %d; running its share after the others\n",
 			    i + 1);
@@ -563,11 +588,11 @@ void lab_run(const struct lab_opts *o, const struct plan *s, struct run_result *
 		else
 			run_lane(&lanes[i]);
 	}
-	if (o->vmx_image && !interrupted) {
-		struct lane vmx = { .o = o, .r = r, .deadline = t0 + o->run_timeout_s * 1000.0 };
-
-		vmx_lane_run(o, r, &vmx);
-	}
+	/* one L1, or none (--vmx-only): the VMX lane after it */
+	if (o->vmx_image && nlanes <= 1)
+		run_vmx_boots(&vmxq, o, r, t0 + o->run_timeout_s * 1000.0);
+	if (o->vmx_image && !interrupted)
+		vmx_lane_end(&vmxq, r);
 	free(lanes);
 	free(lane_of);
 	for (int i = 0; i < r->n; i++) {

@@ -434,6 +434,7 @@ static int choose_vmx(struct opts *o)
 	o->vmx_ms = o->vmx && !o->lab.vmx_only ? VMX_LANE_MS : 0;
 	if (o->shard_k < o->shard_n && o->vmx && !o->lab.vmx_only)
 		o->vmx = false;
+	o->lab.vmx_ms = o->vmx ? o->vmx_ms : 0;
 	if (!o->vmx)
 		o->lab.vmx_image = NULL;
 	else if (!o->lab.vmx_image)

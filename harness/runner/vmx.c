@@ -202,13 +202,27 @@ static bool vmx_boot(const struct lab_opts *o, struct run_result *r, struct lane
 	return b.hello && end != BOOT_INTERRUPTED && end != BOOT_RUN_TIMEOUT;
 }
 
-void vmx_lane_run(const struct lab_opts *o, struct run_result *r, struct lane *l)
+bool vmx_lane_next(struct vmx_queue *q, const struct lab_opts *o, struct run_result *r,
+		   struct lane *l)
 {
-	int n = 0;
+	int n;
 
-	while (n < vmx_nsettings && vmx_boot(o, r, l, n++))
-		;
-	for (; n < vmx_nsettings; n++) {
+	pthread_mutex_lock(&lab_lock);
+	n = q->stop || q->next >= vmx_nsettings ? -1 : q->next++;
+	pthread_mutex_unlock(&lab_lock);
+	if (n < 0)
+		return false;
+	if (!vmx_boot(o, r, l, n)) {
+		pthread_mutex_lock(&lab_lock);
+		q->stop = true;
+		pthread_mutex_unlock(&lab_lock);
+	}
+	return true;
+}
+
+void vmx_lane_end(struct vmx_queue *q, struct run_result *r)
+{
+	for (int n = q->next; n < vmx_nsettings; n++) {
 		char *lane_name = vmx_lane_name(n);
 
 		pthread_mutex_lock(&lab_lock);

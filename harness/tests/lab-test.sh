@@ -267,23 +267,27 @@ deny_scenarios_fail_with_tunguard_off() {
 
 two_l1s_share_the_plan() {
 	# -j 2: every scenario runs exactly once across two L1s, KUnit and the
-	# KTAP programs once, and each L1 keeps its own console log
-	run 0 -j 2 --no-ktap host-scenarios/persist host-scenarios/create || return 1
+	# KTAP programs once, each L1 keeps its own console log, and the VMX
+	# lane's three boots, which the two lanes take as they finish, all run
+	local plan=(host-scenarios/persist host-scenarios/create host-scenarios/tunguard)
+	run 0 -j 2 --ktap kvm-probes --vmx "${plan[@]}" || return 1
 	local r=$results/latest n
-	n=$("$runner" --list host-scenarios/persist host-scenarios/create | wc -l)
+	n=$("$runner" --list "${plan[@]}" | wc -l)
 	jq -e --argjson n "$n" '(.scenarios | length) == $n and all(.scenarios[]; .result == "pass" or
 			(.result == "skip" and (.reason | startswith("requires linux-"))))' \
 		"$r/report.json" >/dev/null &&
 		[ "$(jq '[.suites[] | select(.name | startswith("kunit:"))] | length' "$r/report.json")" = "$(wc -w <<<"$KUNIT_SUITES")" ] &&
 		jq -e 'all(.suites[]; .n_ok // .ok | . > 0 and . < 10)' "$r/report.json" >/dev/null &&
-		[ -s "$r/l1-console.log" ] && [ -s "$r/l1-console-2.log" ] ||
-		{ echo "    # the two L1s' results do not add up to the plan in $r"; return 1; }
+		[ "$(jq '[.suites[] | select(.name == "kvm-probes" and .result == "pass")] | length' "$r/report.json")" = 4 ] &&
+		[ -s "$r/l1-console.log" ] && [ -s "$r/l1-console-2.log" ] && [ -s "$r/l1-vmx-3-console.log" ] ||
+		{ echo "    # the two L1s' and the VMX lane's results do not add up to the plan in $r"; return 1; }
 	# their lines interleave on the terminal: each scenario's and step's
 	# line names its L1, none is left without
 	grep -q '^\[L1 1\]   pass ' <<<"$out" && grep -q '^\[L1 2\]   pass ' <<<"$out" &&
 		grep -q '^\[L1 2\]        host-scenarios/' <<<"$out" &&
 		! grep -qE '^(  [a-z]+ +[0-9.]+s  [0-9]+\. |       host-scenarios/)' <<<"$out" &&
-		grep -q '^tunlab: L1 2 ready after ' <<<"$out" ||
+		grep -q '^tunlab: L1 2 ready after ' <<<"$out" &&
+		grep -q '^tunlab: L1 under Bochs (vmx, unrestricted_guest=0) ready after ' <<<"$out" ||
 		{ echo "    # a scenario's or step's line does not name its L1:"
 		  grep -m3 -E '^(  [a-z]+ +[0-9.]+s  |       host-scenarios/|tunlab: L1)' <<<"$out" | sed 's/^/    #   /'
 		  return 1; }
