@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +34,18 @@
 
 #define HOLD_MAX 64
 
-/* The process group of process @pid, or -1 when it is gone. */
-static pid_t pgrp_of(pid_t pid)
+/*
+ * The process group of task @pid (a process, or a thread with @tgid), or
+ * -1 when it is gone or has exited: a zombie cannot be seized, and needs
+ * no hold.
+ */
+static pid_t live_pgrp_of(pid_t tgid, pid_t pid)
 {
-	char path[64], line[512], *p;
+	char path[64], line[512], state, *p;
 	int ppid, pgrp;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tgid, (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -50,7 +53,8 @@ static pid_t pgrp_of(pid_t pid)
 	fclose(f);
 	/* pid (comm) state ppid pgrp: comm may hold spaces and parentheses */
 	if (!p || !(p = strrchr(line, ')')) ||
-	    sscanf(p + 1, " %*c %d %d", &ppid, &pgrp) != 2)
+	    sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3 ||
+	    state == 'Z' || state == 'X')
 		return -1;
 	return pgrp;
 }
@@ -77,36 +81,48 @@ static int hold_process(pid_t pid, pid_t *held, int n)
 			n = -1;
 			break;
 		}
-		if (ptrace(PTRACE_SEIZE, tid, 0, 0) ||
-		    ptrace(PTRACE_INTERRUPT, tid, 0, 0)) {
+		if (live_pgrp_of(pid, tid) < 0)
+			continue;
+		if (ptrace(PTRACE_SEIZE, tid, 0, 0)) {
 			/* a task that exited meanwhile needs no hold */
-			if (errno == ESRCH)
+			if (errno == ESRCH || live_pgrp_of(pid, tid) < 0)
 				continue;
 			fprintf(stderr, "tunlab-exec --hold: seize %d: %s\n",
 				(int)tid, strerror(errno));
 			n = -1;
 			break;
 		}
+		/* seized: it is ours to wait for, even if it dies now (ESRCH) */
 		held[n++] = tid;
+		if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) && errno != ESRCH) {
+			fprintf(stderr, "tunlab-exec --hold: interrupt %d: %s\n",
+				(int)tid, strerror(errno));
+			n = -1;
+			break;
+		}
 	}
 	closedir(dir);
 	return n;
 }
 
-/* Wait for each of @n seized tasks to stop; false if one cannot. */
-static bool wait_trapped(const pid_t *held, int n)
+/*
+ * Wait for each of @n seized tasks to stop: how many are held, or -1. One
+ * that died first (a SIGKILL raced us) is reaped here and not counted.
+ */
+static int wait_trapped(const pid_t *held, int n)
 {
-	int i, st;
+	int i, st, alive = 0;
 
-	/* a task that died first (a SIGKILL raced us) is reaped here too */
 	for (i = 0; i < n; i++) {
 		if (waitpid(held[i], &st, __WALL) != held[i]) {
 			fprintf(stderr, "tunlab-exec --hold: wait %d: %s\n",
 				(int)held[i], strerror(errno));
-			return false;
+			return -1;
 		}
+		if (!WIFEXITED(st) && !WIFSIGNALED(st))
+			alive++;
 	}
-	return true;
+	return alive;
 }
 
 /* The tracer: reap the tracees as they die, never let one run. */
@@ -123,16 +139,18 @@ static int tracer(pid_t pgid, unsigned int seconds, int report)
 		return 1;
 	while ((d = readdir(proc))) {
 		pid = atoi(d->d_name);
-		if (pid <= 0 || pgrp_of(pid) != pgid)
+		if (pid <= 0 || live_pgrp_of(pid, pid) != pgid)
 			continue;
 		n = hold_process(pid, held, n);
 		if (n < 0)
 			break;
 	}
 	closedir(proc);
-	if (n <= 0 || !wait_trapped(held, n)) {
+	if (n > 0)
+		n = wait_trapped(held, n);
+	if (n <= 0) {
 		if (n == 0)
-			fprintf(stderr, "tunlab-exec --hold: no process in group %d\n",
+			fprintf(stderr, "tunlab-exec --hold: no live process in group %d\n",
 				(int)pgid);
 		return 1;
 	}
