@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,17 +109,29 @@ static int hold_process(pid_t pid, pid_t *held, int n)
 /*
  * Wait for each of @n seized tasks to stop: how many are held, or -1. One
  * that died first (a SIGKILL raced us) is reaped here and not counted.
+ * Whichever reports first is taken first: a dying thread group leader
+ * reports only after its threads, which are later in the list.
  */
 static int wait_trapped(const pid_t *held, int n)
 {
-	int i, st, alive = 0;
+	int i, st, alive = 0, reported = 0;
+	bool seen[HOLD_MAX] = { false };
+	pid_t pid;
 
-	for (i = 0; i < n; i++) {
-		if (waitpid(held[i], &st, __WALL) != held[i]) {
-			fprintf(stderr, "tunlab-exec --hold: wait %d: %s\n",
-				(int)held[i], strerror(errno));
+	while (reported < n) {
+		pid = waitpid(-1, &st, __WALL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "tunlab-exec --hold: wait: %s\n", strerror(errno));
 			return -1;
 		}
+		for (i = 0; i < n && (held[i] != pid || seen[i]); i++)
+			;
+		if (i == n)
+			continue;
+		seen[i] = true;
+		reported++;
 		if (!WIFEXITED(st) && !WIFSIGNALED(st))
 			alive++;
 	}
@@ -128,12 +141,24 @@ static int wait_trapped(const pid_t *held, int n)
 /* The tracer: reap the tracees as they die, never let one run. */
 static int tracer(pid_t pgid, unsigned int seconds, int report)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	pid_t held[HOLD_MAX];
 	int n = 0, st, left, fd;
 	struct dirent *d;
+	sigset_t alrm;
 	pid_t pid;
 	DIR *proc;
 
+	/*
+	 * Past SECONDS, SIGALRM ends us and the kernel lets the rest go; from
+	 * the start, so that a task that never stops (a vfork parent waits
+	 * for its child uninterruptibly) fails the hold instead of hanging it
+	 */
+	sigaction(SIGALRM, &dfl, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &alrm, NULL);
+	alarm(seconds);
 	proc = opendir("/proc");
 	if (!proc)
 		return 1;
@@ -165,8 +190,6 @@ static int tracer(pid_t pgid, unsigned int seconds, int report)
 	}
 	dprintf(report, "%d\n", n);
 	close(report);
-	/* past SECONDS, SIGALRM ends us and the kernel lets the rest go */
-	alarm(seconds);
 	left = n;
 	while (left > 0) {
 		pid = waitpid(-1, &st, __WALL);
