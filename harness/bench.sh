@@ -181,22 +181,24 @@ kernel_figures() {
 		fi
 	fi
 	if [ -n "${BENCH_KERNEL_CLEAN:-}" ]; then
-		# lean from clean: a fresh tree, the ccache store as CI would keep it;
-		# naive: the same tree compiled without ccache, then the old edit
-		# loop, the series re-applied with git am on a pristine tree
+		# from clean, as on a fresh machine, each from the source package
+		# into a tree of its own: lean through an empty ccache store,
+		# naive without ccache; then the naive edit loop, the series
+		# re-applied with git am on a pristine tree (paths from the top:
+		# git -C reads them from the tree)
 		t0=$(date +%s.%N)
 		TUNLAB_CACHE=$out/cache KERNEL_BUILD_DIR=$out/kernel kernel/build.sh "$out/bzImage" \
 			> "$out/runs/kernel-clean-lean.txt" 2>&1 && record kernel_clean lean "$(since "$t0")"
 		t0=$(date +%s.%N)
-		TUNLAB_CACHE=$out/cache2 KERNEL_CCACHE=off KERNEL_BUILD_DIR=$out/kernel \
-			KERNEL_OBJ_DIR=$out/kernel/obj-naive kernel/build.sh "$out/bzImage" \
+		TUNLAB_CACHE=$out/cache2 KERNEL_CCACHE=off KERNEL_BUILD_DIR=$out/kernel-naive \
+			KERNEL_OBJ_DIR=$out/kernel-naive/obj kernel/build.sh "$out/bzImage" \
 			> "$out/runs/kernel-clean-naive.txt" 2>&1 && record kernel_clean naive "$(since "$t0")"
 		t0=$(date +%s.%N)
-		(git -C "$out/kernel/linux" reset -q --hard pristine &&
-			for p in "$edit"/*.patch; do git -C "$out/kernel/linux" am -q "$p" || exit 1; done &&
-			make -s -C "$out/kernel/linux" O="$out/kernel/obj-naive" -j"$(nproc)" bzImage) \
+		(git -C "$out/kernel-naive/linux" reset -q --hard pristine &&
+			for p in "$PWD/$edit"/*.patch; do git -C "$out/kernel-naive/linux" am -q "$p" || exit 1; done &&
+			make -s -C "$out/kernel-naive/linux" O="$PWD/$out/kernel-naive/obj" -j"$(nproc)" bzImage) \
 			> "$out/runs/kernel-edit-naive.txt" 2>&1 && record kernel_edit naive "$(since "$t0")"
-		rm -rf "$out/kernel"
+		rm -rf "$out/kernel" "$out/kernel-naive"
 	fi
 	rm -rf "$out/cache" "$out/cache2" "$out/bzImage" "$edit"
 }
