@@ -16,9 +16,9 @@
 /* With several L1s (--jobs), one lock over the run's shared results. */
 extern pthread_mutex_t lab_lock;
 
-/* An L1 after another until its share of the plan has run: one lane. */
 struct vmx_queue;
 
+/* An L1 after another until its share of the plan has run: one lane. */
 struct lane {
 	const struct lab_opts *o;
 	const struct plan *plan;

@@ -35,8 +35,8 @@ struct lab_opts {
 	/* what the first L1 runs besides scenarios (KUnit, KTAP programs), estimated:
 	 * its share is that much smaller (ms) */
 	long ktap_ms;
-	/* the VMX lane's boots, estimated: with several L1s, the last runs
-	 * the lane after its share, which is that much smaller (ms) */
+	/* the VMX lane's boots, estimated (ms): with several L1s, the last
+	 * one's share is dealt one boot's worth of it smaller */
 	long vmx_ms;
 	const char *run_dir;
 	/* the VMX lane's image (guest-image/vmx/ built), or NULL: no VMX lane */

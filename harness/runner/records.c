@@ -176,11 +176,11 @@ static bool record_hello(struct boot *b, char **f, int n)
 		if (!strncmp(setting, "bochs vmx ", 10))
 			setting += 10;
 		tag = xasprintf(" under %s (vmx, %s)", b->machine, setting);
-	}
-	else if (b->lane && b->lane->nlanes > 1)
+	} else if (b->lane && b->lane->nlanes > 1) {
 		tag = xasprintf(" %d", b->lane->lane + 1);
-	else
+	} else {
 		tag = xstrdup("");
+	}
 	say("tunlab: L1%s ready after %.1f s: kernel %s%s%s%s%s\n", tag,
 	    (now_ms() - b->started) / 1000.0, f[2], n > 3 ? ", " : "",
 	    n > 3 ? f[3] : "", r->lsm ? ", lsm " : "", r->lsm ? r->lsm : "");

@@ -5,8 +5,8 @@
 # second tree meets each lane: TUN and tunguard (tgcheck, tgstress, the
 # scenarios, tun.c's and the series' selftests), KVM (kvm-probes and the
 # probes scenario), libvirt, L2 guests on taps: the default suite's
-# scenarios; and SELinux enforcing beside
-# tunguard, in a second and a third boot, one per LSM order. L1 sends
+# scenarios; and SELinux enforcing beside tunguard, in a second and a
+# third boot, one per LSM order. L1 sends
 # the gcov counters of tunguard and tun.c at the end (tunlab.gcov=1),
 # and tunguard's line coverage from this run (KUnit's cases left out)
 # must reach COVERAGE_FLOOR percent (default 90): fewer counters, or
