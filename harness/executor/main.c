@@ -168,13 +168,18 @@ static bool run_session_wanted(struct exec_ctx *x)
 	return true;
 }
 
-static bool cmdline_flag(const char *key)
+static bool cmdline_value_is(const char *key, const char *value)
 {
 	char *v = kernel_cmdline_value(key);
-	bool on = v && !strcmp(v, "1");
+	bool is = v && !strcmp(v, value);
 
 	free(v);
-	return on;
+	return is;
+}
+
+static bool cmdline_flag(const char *key)
+{
+	return cmdline_value_is(key, "1");
 }
 
 int main(int argc, char **argv)
@@ -209,7 +214,12 @@ int main(int argc, char **argv)
 	/* tunlab shell and tunlab run: one session instead of the plan */
 	if (run_session_wanted(&x))
 		return 0;
-	kmemleak = kmemleak_begin(&leaks);
+	/*
+	 * tunlab.kmemleak=0: no scan in this boot (the VMX lane scans in its
+	 * last setting only: under Bochs a scan of the debug kernel takes
+	 * minutes)
+	 */
+	kmemleak = !cmdline_value_is("tunlab.kmemleak", "0") && kmemleak_begin(&leaks);
 	tg_state_load(&tg);
 	l1_suites_run(&x);
 	se_state_load(&se, have);

@@ -52,6 +52,7 @@ struct boot {
 	int gcov_set;			/* its gcov counters' set (RUN/gcov/boot-N), 0: none */
 	bool hello;
 	bool done;
+	bool halted;			/* the kernel halted, as it does when it cannot power off */
 	double started;
 	double last_record;
 	char tmpdir[64];
@@ -60,6 +61,7 @@ struct boot {
 /* How a boot's wait ended. */
 enum boot_end {
 	BOOT_DONE,
+	BOOT_HALTED,		/* done, then halted with the machine still running: stopped */
 	BOOT_EXITED,
 	BOOT_PANICKED,		/* Bochs, which boots again after a panic: stopped */
 	BOOT_TIMEOUT,
@@ -69,9 +71,9 @@ enum boot_end {
 };
 
 /*
- * Until L1 is done, exits, hangs past a timeout, panics under Bochs or the
- * run is interrupted; @why says why when it is not done. The machine is
- * then stopped with boot_kill() unless it ended by itself.
+ * Until L1 is done, exits, hangs past a timeout, panics under Bochs, halts
+ * when done or the run is interrupted; @why says why when it is not done.
+ * The machine is then stopped with boot_kill() unless it ended by itself.
  */
 enum boot_end boot_wait(struct boot *b, int *status, char **why);
 void boot_kill(struct boot *b);
@@ -96,6 +98,8 @@ bool vmx_lane_next(struct vmx_queue *q, const struct lab_opts *o, struct run_res
 		   struct lane *l);
 /* The settings no boot took, reported as not run. */
 void vmx_lane_end(struct vmx_queue *q, struct run_result *r);
+/* The kernel command line of the VMX lane's boot under setting @n. */
+char *vmx_cmdline(const struct lab_opts *o, int n);
 
 /* A unix socket listening at @path for L1's results port; -1 with errno. */
 int listen_unix(const char *path);

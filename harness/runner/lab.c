@@ -108,6 +108,9 @@ void boot_kill(struct boot *b)
 
 	if (b->pid <= 0)
 		return;
+	/* a halted kernel has nothing left to write; Bochs ignores SIGTERM */
+	if (b->halted)
+		kill(b->pid, SIGKILL);
 	kill(b->pid, SIGTERM);
 	for (int i = 0; i < 40; i++) {
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
@@ -262,6 +265,9 @@ enum boot_end boot_wait(struct boot *b, int *status, char **why)
 			read_lines(b, &b->results_fd, &b->results_buf, results_cb);
 		if (console & ready)
 			read_lines(b, &b->console_fd, &b->console_buf, console_cb);
+		/* a kernel that cannot power off (Bochs booted acpi=off) halts */
+		if (b->done && b->halted)
+			return BOOT_HALTED;
 		if (b->console_fd < 0 && waitpid(b->pid, status, WNOHANG) == b->pid) {
 			b->pid = 0;
 			drain(b);
@@ -419,10 +425,11 @@ static bool boot_judge(struct boot *b, enum boot_end end, int status, char **why
 
 	switch (end) {
 	case BOOT_DONE:
+	case BOOT_HALTED:
 		/* a plan that ends early was cut short on purpose (--fail-fast) */
 		abandon_rest(b->r, l->lane, l->lane_of, TL_NOTRUN,
 			     "not run: an earlier scenario did not pass (--fail-fast)");
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		if (end == BOOT_HALTED || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
 			break;
 		*why = xasprintf("L1 finished the plan but %s", st);
 		set_infra(b->r, TL_ERROR, *why);

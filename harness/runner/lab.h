@@ -46,6 +46,8 @@ struct lab_opts {
 	 * from cmdline_extra's: a later shard runs no KTAP program under QEMU,
 	 * but its VMX lane runs the plan's kvm-probes; NULL: cmdline_extra's */
 	const char *vmx_ktap;
+	/* added to the VMX lane's command line after cmdline_extra, or NULL */
+	const char *vmx_cmdline_extra;
 	/* called after each scenario ends, e.g. to rewrite the reports */
 	void (*on_progress)(const struct run_result *r, void *ctx);
 	void *ctx;

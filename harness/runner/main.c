@@ -38,6 +38,7 @@ struct opts {
 	int ntags;
 	char **tags;
 	struct sbuf append;	/* L1's command line, as --append and other options give it */
+	struct sbuf vmx_append;	/* --vmx-append: the VMX lane's boots only */
 	struct sbuf ktap;	/* tunlab.ktap=, from --ktap */
 	const char *lsm;	/* lsm=, from --lsm */
 	const char *selinux;	/* tunlab.selinux=, from --selinux */
@@ -80,6 +81,8 @@ static void usage(FILE *out)
 	      "                       =0 with emulate_invalid_guest_state=0); about 20 s a setting\n"
 	      "  --vmx-only           the VMX lane alone, no L1 under QEMU (no scenarios)\n"
 	      "  --vmx-image DIR      the VMX lane's build (default build/images/vmx)\n"
+	      "  --vmx-append ARGS    add to the kernel command line of the VMX lane's boots only\n"
+	      "                       (after --append's; e.g. acpi=off for the debug kernel)\n"
 	      "  --tag TAG            run only scenarios with this tag (repeatable: any of them)\n"
 	      "  --fail-fast          stop after the first scenario that does not pass\n"
 	      "  --tunguard-mode MODE run every scenario in this tunguard mode, whatever it says\n"
@@ -221,7 +224,7 @@ static void list_plan(const struct plan *s)
 }
 
 /* long options without a letter of their own */
-enum { OPT_LIBVIRT_LAYER = 256 };
+enum { OPT_LIBVIRT_LAYER = 256, OPT_VMX_APPEND };
 
 static const struct option longopts[] = {
 	{ "check", no_argument, NULL, 'c' },
@@ -243,6 +246,7 @@ static const struct option longopts[] = {
 	{ "vmx", no_argument, NULL, 'V' },
 	{ "vmx-only", no_argument, NULL, 'O' },
 	{ "vmx-image", required_argument, NULL, 'X' },
+	{ "vmx-append", required_argument, NULL, OPT_VMX_APPEND },
 	{ "tag", required_argument, NULL, 't' },
 	{ "fail-fast", no_argument, NULL, 'F' },
 	{ "tunguard-mode", required_argument, NULL, 'G' },
@@ -372,6 +376,9 @@ static int take_word_option(struct opts *o, int c, const char *arg)
 	case 'a':
 		append_word(&o->append, " ", arg);
 		break;
+	case OPT_VMX_APPEND:
+		append_word(&o->vmx_append, " ", arg);
+		break;
 	}
 	return -1;
 }
@@ -402,7 +409,7 @@ static int take_option(struct opts *o, int c, const char *arg)
 	case 'X': l->vmx_image = arg; break;
 	case 'F': o->fail_fast = true; break;
 	case 'H': parse_shard(arg, &o->shard_k, &o->shard_n); break;
-	case 'a': case 'K': case 'G': case 'L': case 'E': case 't':
+	case 'a': case 'K': case 'G': case 'L': case 'E': case 't': case OPT_VMX_APPEND:
 		return take_word_option(o, c, arg);
 	case 'h': usage(stdout); return TL_EXIT_PASS;
 	default: usage(stderr); return TL_EXIT_USAGE;
@@ -478,6 +485,7 @@ static void finish_options(struct opts *o)
 	if (o->selinux)
 		sbuf_printf(&o->append, "%stunlab.selinux=%s", o->append.len ? " " : "", o->selinux);
 	o->lab.cmdline_extra = o->append.buf;
+	o->lab.vmx_cmdline_extra = o->vmx_append.buf;
 	if (!o->lab.libvirt_layer) {
 		char *dir = xstrdup(o->lab.initrd), *slash = strrchr(dir, '/');
 
@@ -670,6 +678,7 @@ int main(int argc, char **argv)
 		plan_free(&plan);
 	}
 	sbuf_free(&o.append);
+	sbuf_free(&o.vmx_append);
 	sbuf_free(&o.ktap);
 	free((char *)o.lab.vmx_ktap);
 	free(o.tags);

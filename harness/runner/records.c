@@ -83,6 +83,9 @@ void console_line(struct boot *b, const char *line)
 		free(tag);
 	}
 	console_scan_line(&b->scan, line);
+	/* kernel_halt(), or a power off with no way to do it ("... System halted instead") */
+	if (strstr(line, "] reboot: ") && strstr(line, "System halted"))
+		b->halted = true;
 	if (!had && b->scan.kind) {
 		char *where = b->lane_name ? xasprintf("L1 (%s)", b->lane_name) : xstrdup("L1");
 

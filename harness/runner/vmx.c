@@ -46,14 +46,28 @@ static char *vmx_lane_name(int n)
  * leaf 4, and 6.12's topology parser WARNs at that (parse_legacy);
  * without HT it takes the one CPU as it is. One CPU has no sibling to
  * lose.
+ *
+ * The lane runs kvm-probes and nothing else: it leaves out KUnit's suites
+ * (kunit.enable=0; the QEMU lanes report them). A kernel with kmemleak
+ * scans in the last setting's boot only (tunlab.kmemleak=0 before it):
+ * under Bochs the debug kernel's scans take two and a half minutes a boot.
  */
-static char *vmx_cmdline(const struct lab_opts *o, int n)
+char *vmx_cmdline(const struct lab_opts *o, int n)
 {
 	/* the last tunlab.ktap= is the one L1 reads */
 	char *ktap = o->vmx_ktap ? xasprintf(" tunlab.ktap=%s", o->vmx_ktap) : xstrdup("");
-	char *line = xasprintf(L1_CMDLINE " tunlab.results=/dev/ttyS1 tunlab.kunit=0 clearcpuid=ht%s%s %s%s",
-			       o->cmdline_extra && *o->cmdline_extra ? " " : "",
-			       o->cmdline_extra ? o->cmdline_extra : "", vmx_settings[n].cmdline, ktap);
+	const char *leaks = n == vmx_nsettings - 1 ? "" : " tunlab.kmemleak=0";
+	struct sbuf extra = { 0 };
+	char *line;
+
+	if (o->cmdline_extra && *o->cmdline_extra)
+		sbuf_printf(&extra, " %s", o->cmdline_extra);
+	if (o->vmx_cmdline_extra && *o->vmx_cmdline_extra)
+		sbuf_printf(&extra, " %s", o->vmx_cmdline_extra);
+	line = xasprintf(L1_CMDLINE " tunlab.results=/dev/ttyS1 tunlab.kunit=0 kunit.enable=0"
+			 " clearcpuid=ht%s%s %s%s", leaks, extra.len ? extra.buf : "",
+			 vmx_settings[n].cmdline, ktap);
+	sbuf_free(&extra);
 
 	free(ktap);
 	return line;
@@ -126,6 +140,9 @@ static char *vmx_judge(struct boot *b, const char *bochs_log, enum boot_end end,
 	switch (end) {
 	case BOOT_DONE:
 		out = bochs_powered_off(msg) ? NULL : xasprintf("finished, but %s", st);
+		break;
+	case BOOT_HALTED:
+		/* acpi=off: no power off; the kernel halted once L1 was done */
 		break;
 	case BOOT_EXITED:
 		*res = b->scan.kind ? TL_CRASH : TL_ERROR;

@@ -8,6 +8,7 @@
 #include "common/cpuinfo.h"
 #include "runner/accel.h"
 #include "runner/bochs.h"
+#include "runner/boot.h"
 #include "runner/bundle.h"
 #include "runner/console.h"
 #include "common/proto.h"
@@ -19,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,6 +117,48 @@ void test_bochs_argv_gives_the_machine_its_files(void)
 	/* without it the debugger Debian builds in waits at the first instruction */
 	CHECK(argv_has(argv, "-rc", "build/images/vmx/continue.rc"));
 	argv_free(argv);
+}
+
+void test_vmx_cmdline_scans_for_leaks_in_the_last_setting(void)
+{
+	struct lab_opts o = { .cmdline_extra = "tunlab.slow=4", .vmx_cmdline_extra = "acpi=off" };
+
+	for (int n = 0; n < vmx_nsettings; n++) {
+		char *line = vmx_cmdline(&o, n);
+		bool last = n == vmx_nsettings - 1;
+
+		CHECK_CONTAINS(line, vmx_settings[n].cmdline);
+		CHECK_CONTAINS(line, " kunit.enable=0");
+		/* --vmx-append after --append's: the lane's word is the last */
+		CHECK_CONTAINS(line, " tunlab.slow=4 acpi=off ");
+		CHECK(!strstr(line, "tunlab.kmemleak=0") == last);
+		free(line);
+	}
+	o = (struct lab_opts){ 0 };
+	{
+		char *line = vmx_cmdline(&o, 0);
+
+		CHECK(!strstr(line, "acpi=off") && !strstr(line, "  "));
+		free(line);
+	}
+}
+
+void test_a_halted_kernel_is_seen_on_the_console(void)
+{
+	struct lab_opts o = { 0 };
+	struct lane l = { 0 };
+	struct boot b = { .o = &o, .lane = &l, .inflight = -1 };
+
+	console_line(&b, "tunlab-init: power_off");
+	console_line(&b, "[   14.2] reboot: Power down");
+	CHECK(!b.halted);
+	/* 6.12 without ACPI, then 6.1's kernel_halt() */
+	console_line(&b, "[   15.495448] reboot: Power off not available: System halted instead");
+	CHECK(b.halted);
+	b.halted = false;
+	console_line(&b, "[   15.331542] reboot: System halted");
+	CHECK(b.halted);
+	console_scan_free(&b.scan);
 }
 
 void test_bochs_exit_message_is_its_last_panic(void)
