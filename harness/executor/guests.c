@@ -268,6 +268,25 @@ static int count_eventfds(pid_t pid)
 	return n;
 }
 
+/*
+ * How much of @pid's memory is in transparent huge pages (KiB), the L2's
+ * RAM among it when the lab kernel gives QEMU the huge pages it asks for
+ * (kernel/config/lab.config); -1 when /proc does not say.
+ */
+static long huge_page_kib(pid_t pid)
+{
+	char *path = xasprintf("/proc/%d/smaps_rollup", (int)pid);
+	char *text = read_file(path, NULL), *at;
+	long kib = -1;
+
+	at = text ? strstr(text, "\nAnonHugePages:") : NULL;
+	if (at)
+		kib = strtol(at + strlen("\nAnonHugePages:"), NULL, 10);
+	free(text);
+	free(path);
+	return kib;
+}
+
 /* The numbered entry of @dir whose comm is @want ("/proc/123"), or NULL. */
 static char *comm_in(const char *dir, const char *want)
 {
@@ -646,12 +665,19 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 	if (started < 0)
 		return;
 	switch (guest_wait_ready(guest, deadline, line, sizeof(line), &status)) {
-	case GUEST_READY:
+	case GUEST_READY: {
+		long huge = huge_page_kib(guest->qemu);
+		char mib[24] = "?";
+
+		if (huge >= 0)
+			snprintf(mib, sizeof(mib), "%ld", huge / 1024);
 		snprintf(oc->detail, sizeof(oc->detail),
-			 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s", name,
-			 (now_ms() - t0) / 1000.0, line, count_eventfds(guest->qemu),
-			 has_vhost_worker(guest->qemu) ? "running" : "absent");
+			 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s, "
+			 "%s MiB in huge pages", name, (now_ms() - t0) / 1000.0, line,
+			 count_eventfds(guest->qemu),
+			 has_vhost_worker(guest->qemu) ? "running" : "absent", mib);
 		break;
+	}
 	case GUEST_DIED:
 		guest_died(guest, status, oc);
 		break;
