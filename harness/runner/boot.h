@@ -52,7 +52,7 @@ struct boot {
 	int gcov_set;			/* its gcov counters' set (RUN/gcov/boot-N), 0: none */
 	bool hello;
 	bool done;
-	bool halted;			/* the kernel halted, as it does when it cannot power off */
+	double halted_at;		/* when the kernel halted, as it does when it cannot power off */
 	double started;
 	double last_record;
 	char tmpdir[64];
@@ -61,7 +61,8 @@ struct boot {
 /* How a boot's wait ended. */
 enum boot_end {
 	BOOT_DONE,
-	BOOT_HALTED,		/* done, then halted with the machine still running: stopped */
+	BOOT_HALTED,		/* the kernel halted, the machine still running: stopped (the
+				 * end of a boot when done, else a lost L1 as BOOT_EXITED is) */
 	BOOT_EXITED,
 	BOOT_PANICKED,		/* Bochs, which boots again after a panic: stopped */
 	BOOT_TIMEOUT,

@@ -25,6 +25,8 @@
 
 /* How long Bochs may go on after a panic, for the console to show its trace */
 #define PANIC_TAIL_MS 5000
+/* How long a halted L1's last records may take to arrive after its halt line */
+#define HALT_DRAIN_MS 5000
 
 static volatile sig_atomic_t interrupted;
 pthread_mutex_t lab_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,8 +111,12 @@ void boot_kill(struct boot *b)
 	if (b->pid <= 0)
 		return;
 	/* a halted kernel has nothing left to write; Bochs ignores SIGTERM */
-	if (b->halted)
+	if (b->halted_at) {
 		kill(b->pid, SIGKILL);
+		waitpid(b->pid, &status, 0);
+		b->pid = 0;
+		return;
+	}
 	kill(b->pid, SIGTERM);
 	for (int i = 0; i < 40; i++) {
 		if (waitpid(b->pid, &status, WNOHANG) == b->pid) {
@@ -265,9 +271,16 @@ enum boot_end boot_wait(struct boot *b, int *status, char **why)
 			read_lines(b, &b->results_fd, &b->results_buf, results_cb);
 		if (console & ready)
 			read_lines(b, &b->console_fd, &b->console_buf, console_cb);
-		/* a kernel that cannot power off (Bochs booted acpi=off) halts */
-		if (b->done && b->halted)
+		/*
+		 * A kernel that cannot power off (Bochs booted acpi=off) halts:
+		 * the end when L1 is done; else, once what it sent has had time
+		 * to arrive, L1 is lost
+		 */
+		if (b->halted_at && (b->done || now_ms() - b->halted_at > HALT_DRAIN_MS)) {
+			if (!b->done)
+				*why = xstrdup("L1's kernel halted before its executor was done");
 			return BOOT_HALTED;
+		}
 		if (b->console_fd < 0 && waitpid(b->pid, status, WNOHANG) == b->pid) {
 			b->pid = 0;
 			drain(b);
@@ -423,6 +436,9 @@ static bool boot_judge(struct boot *b, enum boot_end end, int status, char **why
 	char *st = boot_status_text(b->machine, status);
 	bool again = false;
 
+	/* halted before it was done: as lost as a machine that exited */
+	if (end == BOOT_HALTED && !b->done)
+		end = BOOT_EXITED;
 	switch (end) {
 	case BOOT_DONE:
 	case BOOT_HALTED:

@@ -70,6 +70,17 @@ static char *lane_tag(const struct boot *b)
 	return xasprintf("[L1 %d] ", b->lane->lane + 1);
 }
 
+/*
+ * kernel_halt()'s line, or a power off with no way to do it ("reboot: Power
+ * off not available: System halted instead"), with or without printk time.
+ */
+static bool kernel_halted(const char *line)
+{
+	const char *m = strstr(line, "reboot: ");
+
+	return m && (m == line || (m - line >= 2 && m[-2] == ']')) && strstr(m, "System halted");
+}
+
 void console_line(struct boot *b, const char *line)
 {
 	bool had = b->scan.kind != NULL;
@@ -83,9 +94,8 @@ void console_line(struct boot *b, const char *line)
 		free(tag);
 	}
 	console_scan_line(&b->scan, line);
-	/* kernel_halt(), or a power off with no way to do it ("... System halted instead") */
-	if (strstr(line, "] reboot: ") && strstr(line, "System halted"))
-		b->halted = true;
+	if (!b->halted_at && kernel_halted(line))
+		b->halted_at = now_ms();
 	if (!had && b->scan.kind) {
 		char *where = b->lane_name ? xasprintf("L1 (%s)", b->lane_name) : xstrdup("L1");
 

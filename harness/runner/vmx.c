@@ -49,14 +49,16 @@ static char *vmx_lane_name(int n)
  *
  * The lane runs kvm-probes and nothing else: it leaves out KUnit's suites
  * (kunit.enable=0; the QEMU lanes report them). A kernel with kmemleak
- * scans in the last setting's boot only (tunlab.kmemleak=0 before it):
- * under Bochs the debug kernel's scans take two and a half minutes a boot.
+ * scans in the first setting's boot only, kvm_intel's default
+ * (tunlab.kmemleak=0 after it): under Bochs the debug kernel's scans take
+ * two and a half minutes a boot. --vmx-append's words come after
+ * --append's, before the setting's.
  */
 char *vmx_cmdline(const struct lab_opts *o, int n)
 {
 	/* the last tunlab.ktap= is the one L1 reads */
 	char *ktap = o->vmx_ktap ? xasprintf(" tunlab.ktap=%s", o->vmx_ktap) : xstrdup("");
-	const char *leaks = n == vmx_nsettings - 1 ? "" : " tunlab.kmemleak=0";
+	const char *leaks = n == 0 ? "" : " tunlab.kmemleak=0";
 	struct sbuf extra = { 0 };
 	char *line;
 
@@ -142,7 +144,11 @@ static char *vmx_judge(struct boot *b, const char *bochs_log, enum boot_end end,
 		out = bochs_powered_off(msg) ? NULL : xasprintf("finished, but %s", st);
 		break;
 	case BOOT_HALTED:
-		/* acpi=off: no power off; the kernel halted once L1 was done */
+		/* acpi=off: no power off; the kernel halts once L1 is done */
+		if (b->done)
+			break;
+		*res = b->scan.kind ? TL_CRASH : TL_ERROR;
+		out = xstrdup(why);
 		break;
 	case BOOT_EXITED:
 		*res = b->scan.kind ? TL_CRASH : TL_ERROR;

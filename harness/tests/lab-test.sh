@@ -25,7 +25,7 @@ tests=(check_accepts_the_suite bad_scenario_stops_before_boot default_suite_pass
 	crashed_l1_is_reported_as_a_crash images_are_reproducible)
 [ -d harness/l1-programs/kvm-probes ] && tests+=(kvm_probes_report_wrong_expectations
 	vmx_lane_checks_real_mode_per_setting vmx_l1_hang_is_killed_at_its_timeout
-	vmx_l1_panic_is_a_crash empty_last_shard_runs_only_the_vmx_lane)
+	vmx_l1_panic_is_a_crash vmx_l1_halted_before_done_is_lost empty_last_shard_runs_only_the_vmx_lane)
 tests+=(changed_eventfd_path_fails_naming_the_evidence)
 tests+=(deny_scenarios_fail_with_tunguard_off two_l1s_share_the_plan)
 tests+=(report_ktap_is_valid_to_kunit_py libvirt_refusals_quote_libvirt_and_the_step)
@@ -234,6 +234,16 @@ vmx_l1_panic_is_a_crash() {
 	run 125 --vmx-only --append rdinit=/bin/true &&
 		expect_in "$results/latest/summary.txt" "Kernel panic - not syncing: Attempted to kill init" &&
 		expect_in "$results/latest/summary.txt" "panic on L1 (bochs vmx unrestricted_guest=1) console"
+}
+
+vmx_l1_halted_before_done_is_lost() {
+	# booted acpi=off (as the debug kernel's lane is), L1 cannot power off
+	# and halts: before its executor was done (here no results port, so
+	# init powers off at once), the boot is lost now, not at the timeout
+	run 1 --vmx-only --vmx-append acpi=off --append tunlab.results=/dev/ttyS9 \
+		--boot-timeout 300 &&
+		expect_in "$results/latest/summary.txt" "L1 (bochs vmx unrestricted_guest=1): L1's kernel halted before its executor was done" &&
+		expect_in "$results/latest/l1-vmx-1-console.log" "reboot: System halted"
 }
 
 empty_last_shard_runs_only_the_vmx_lane() {
