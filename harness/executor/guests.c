@@ -666,6 +666,7 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 		return;
 	switch (guest_wait_ready(guest, deadline, line, sizeof(line), &status)) {
 	case GUEST_READY: {
+		double secs = (now_ms() - t0) / 1000.0;
 		long huge = huge_page_kib(guest->qemu);
 		char mib[24] = "?";
 
@@ -673,7 +674,7 @@ void act_l2_boot(struct exec_ctx *x, const struct scenario *sc, const struct scn
 			snprintf(mib, sizeof(mib), "%ld", huge / 1024);
 		snprintf(oc->detail, sizeof(oc->detail),
 			 "%s ready in %.2f s (%s); QEMU holds %d eventfds, vhost worker %s, "
-			 "%s MiB in huge pages", name, (now_ms() - t0) / 1000.0, line,
+			 "%s MiB in huge pages", name, secs, line,
 			 count_eventfds(guest->qemu),
 			 has_vhost_worker(guest->qemu) ? "running" : "absent", mib);
 		break;
