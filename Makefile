@@ -44,10 +44,14 @@ override LAB_ARGS += $(if $(LSM),--selinux enforcing)
 # VMX=0 leaves out the VMX lane: kvm-probes in L1 under Bochs, once per
 # kvm_intel setting, about 40 s of CPU (README "The VMX lane"). A run of
 # chosen SCENARIOS (the edit loop) leaves it out unless VMX=1 asks for it:
-# the lane runs kvm-probes, no scenario. It boots the default kernel of
-# KERNEL, so DEBUG=1 leaves it out too
-VMX ?= $(if $(filter command line environment,$(origin SCENARIOS)),0,1)
-override LAB_ARGS += $(if $(filter 1,$(VMX)),$(if $(LAB_DEBUG),,--vmx --vmx-image $(IMAGE_VMX)))
+# the lane runs kvm-probes, no scenario. DEBUG=1 leaves it out too unless
+# VMX=1 asks: under Bochs the debug kernel takes about two minutes a boot
+# (make test runs it: debug-test.sh), with acpi=off, as the lane's
+# VMX_DEBUG_ARGS say
+VMX ?= $(if $(or $(LAB_DEBUG),$(filter command line environment,$(origin SCENARIOS))),0,1)
+VMX_DEBUG_ARGS := --vmx-append acpi=off
+override LAB_ARGS += $(if $(filter 1,$(VMX)),--vmx --vmx-image \
+	$(if $(LAB_DEBUG),$(IMAGE_VMX_DEBUG) $(VMX_DEBUG_ARGS),$(IMAGE_VMX)))
 
 override LAB_ARGS += $(if $(LAB_DEBUG),$(DEBUG_LAB_ARGS))
 
@@ -171,7 +175,8 @@ TEST_DEBUG_KERNEL ?= 6.12
 COVERAGE_FLOOR ?= 90
 debug-test:
 	@$(MAKE) --no-print-directory build DEBUG=1
-	@COVERAGE_FLOOR=$(COVERAGE_FLOOR) harness/tests/debug-test.sh $(HARNESS_RUNNER) \
+	@COVERAGE_FLOOR=$(COVERAGE_FLOOR) VMX_IMAGE=$(IMAGE_VMX_DEBUG) \
+		VMX_ARGS="$(VMX_DEBUG_ARGS)" harness/tests/debug-test.sh $(HARNESS_RUNNER) \
 		$(KERNEL_DEBUG_BZIMAGE) --initrd $(IMAGE_L1) $(DEBUG_LAB_ARGS)
 
 # --- the mutation check --------------------------------------------------------
