@@ -44,6 +44,14 @@ struct boot {
 	int listen_fd;
 	int results_fd;
 	struct sbuf console_buf;
+	/*
+	 * Bochs: the stderr log where it names the pty it draws its screen on
+	 * (NULL: none), and that pty, read and thrown away (-1: not open). Its
+	 * debugger build writes the screen to a pty of its own; unread, the pty
+	 * fills and Bochs, with the guest, stops in a write.
+	 */
+	char *screen_from;
+	int screen_fd;
 	struct sbuf results_buf;
 	FILE *console_log;
 	struct console_scan scan;

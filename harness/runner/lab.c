@@ -221,11 +221,48 @@ static void drain(struct boot *b)
 	pthread_mutex_unlock(&lab_lock);
 }
 
+/* Open the pty Bochs named in its stderr log, once it has named it. */
+static void screen_open(struct boot *b)
+{
+	static const char mark[] = "connected to screen \"";
+	char *text = read_file(b->screen_from, NULL), *at, *end;
+
+	at = text ? strstr(text, mark) : NULL;
+	end = at ? strchr(at + strlen(mark), '"') : NULL;
+	if (end) {
+		*end = '\0';
+		b->screen_fd = open(at + strlen(mark), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (b->screen_fd < 0) {
+			say("tunlab: cannot read Bochs' screen %s: %s\n", at + strlen(mark),
+			    strerror(errno));
+			free(b->screen_from);
+			b->screen_from = NULL;
+		}
+	}
+	free(text);
+}
+
+/* Throw away what Bochs drew; at its end stop looking. */
+static void screen_drain(struct boot *b)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(b->screen_fd, buf, sizeof(buf))) > 0)
+		;
+	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		close(b->screen_fd);
+		b->screen_fd = -1;
+		free(b->screen_from);
+		b->screen_from = NULL;
+	}
+}
+
 /* Poll the console, the results port (or, before it connects, its listener). */
 static int poll_boot(struct boot *b, short *console, short *results, short *listener)
 {
-	struct pollfd pfd[2];
-	int np = 0, ci = -1, ri = -1, li = -1;
+	struct pollfd pfd[3];
+	int np = 0, ci = -1, ri = -1, li = -1, si = -1;
 
 	if (b->console_fd >= 0) {
 		pfd[np] = (struct pollfd){ .fd = b->console_fd, .events = POLLIN };
@@ -238,8 +275,16 @@ static int poll_boot(struct boot *b, short *console, short *results, short *list
 		pfd[np] = (struct pollfd){ .fd = b->listen_fd, .events = POLLIN };
 		li = np++;
 	}
+	if (b->screen_from && b->screen_fd < 0)
+		screen_open(b);
+	if (b->screen_from && b->screen_fd >= 0) {
+		pfd[np] = (struct pollfd){ .fd = b->screen_fd, .events = POLLIN };
+		si = np++;
+	}
 	if (poll(pfd, (nfds_t)np, 200) < 0)
 		return errno == EINTR ? 0 : -1;
+	if (si >= 0 && pfd[si].revents)
+		screen_drain(b);
 	*console = ci >= 0 ? pfd[ci].revents : 0;
 	*results = ri >= 0 ? pfd[ri].revents : 0;
 	*listener = li >= 0 ? pfd[li].revents : 0;
@@ -306,6 +351,9 @@ void boot_close(struct boot *b)
 		close(b->results_fd);
 	if (b->listen_fd >= 0)
 		close(b->listen_fd);
+	if (b->screen_from && b->screen_fd >= 0)
+		close(b->screen_fd);
+	free(b->screen_from);
 	if (b->console_log)
 		fclose(b->console_log);
 	sbuf_free(&b->console_buf);

@@ -120,9 +120,11 @@ static char *vmx_start(struct boot *b, struct bochs_boot *bx, int n)
 					.err_file = path, .err_truncate = true, .new_pgrp = true },
 		       NULL);
 	argv_free(argv);
-	free(path);
-	if (b->pid < 0)
+	if (b->pid < 0) {
+		free(path);
 		return xasprintf("cannot start bochs: %s", strerror(errno));
+	}
+	b->screen_from = path;
 	say("tunlab: booting L1 under Bochs (vmx, %s)\n", vmx_settings[n].name);
 	return NULL;
 }
@@ -185,7 +187,7 @@ static bool vmx_boot(const struct lab_opts *o, struct run_result *r, struct lane
 {
 	struct boot b = {
 		.o = o, .lane = l, .r = r, .machine = "Bochs", .console_fd = -1,
-		.listen_fd = -1, .results_fd = -1, .inflight = -1,
+		.listen_fd = -1, .results_fd = -1, .inflight = -1, .screen_fd = -1,
 	};
 	struct bochs_boot bx = { .image_dir = o->vmx_image };
 	enum boot_end end = BOOT_SETUP;
