@@ -216,8 +216,8 @@ int main(int argc, char **argv)
 		return 0;
 	/*
 	 * tunlab.kmemleak=0: no scan in this boot (the VMX lane scans in its
-	 * last setting only: under Bochs a scan of the debug kernel takes
-	 * minutes)
+	 * first setting's boot only: under Bochs a scan of the debug kernel
+	 * takes minutes)
 	 */
 	kmemleak = !cmdline_value_is("tunlab.kmemleak", "0") && kmemleak_begin(&leaks);
 	tg_state_load(&tg);

@@ -43,7 +43,6 @@ struct boot {
 	int console_fd;
 	int listen_fd;
 	int results_fd;
-	struct sbuf console_buf;
 	/*
 	 * Bochs: the stderr log where it names the pty it draws its screen on
 	 * (NULL: none), and that pty, read and thrown away (-1: not open). Its
@@ -52,6 +51,7 @@ struct boot {
 	 */
 	char *screen_from;
 	int screen_fd;
+	struct sbuf console_buf;
 	struct sbuf results_buf;
 	FILE *console_log;
 	struct console_scan scan;

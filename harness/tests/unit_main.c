@@ -22,7 +22,7 @@
 	X(test_qemu_argv_kvm_uses_host_cpu_and_smoke_flag)		\
 	X(test_bochs_argv_gives_the_machine_its_files)			\
 	X(test_bochs_exit_message_is_its_last_panic)			\
-	X(test_vmx_cmdline_scans_for_leaks_in_the_default_setting)		\
+	X(test_vmx_cmdline_scans_for_leaks_in_the_default_setting)	\
 	X(test_a_halted_kernel_is_seen_on_the_console)			\
 	X(test_accel_without_vmx_svm_is_tcg_without_a_smoke_boot)	\
 	X(test_accel_svm_with_working_kvm_is_kvm)			\
